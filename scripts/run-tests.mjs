@@ -1,0 +1,38 @@
+// Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx).
+// Usage: node scripts/run-tests.mjs [substring filter...]
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function findTests(directory) {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : findTests(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+const filters = process.argv.slice(2);
+const files = findTests(path.join(root, 'test'))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test file matches ${filters.join(' ')}`);
+  process.exit(1);
+}
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=120000',
+    '--test-reporter=spec',
+    ...files,
+  ],
+  { stdio: 'inherit', cwd: root },
+);
+child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

@@ -1,0 +1,22 @@
+import dc from 'node:diagnostics_channel';
+import { debuglog } from 'node:util';
+
+/**
+ * Telemetry on `node:diagnostics_channel`: subscribe by name from any APM, no code change here.
+ * Payloads never carry env values, args or Secrets. Publishers check `hasSubscribers` first.
+ */
+export const channels = {
+  /** `{ server, pid, command }` once a server process runs. */
+  spawn: dc.channel('conduit-mcp:transport:spawn'),
+  /** `{ server, pid, code, signal }` when the process (the group leader) has exited. */
+  exit: dc.channel('conduit-mcp:transport:exit'),
+  /** `{ server, pid, reason }` when a transport closes, with its CloseReason. */
+  close: dc.channel('conduit-mcp:transport:close'),
+  /** `{ server, pid, reason, bytes }` for each line that is not JSON-RPC and was dropped. */
+  junk: dc.channel('conduit-mcp:transport:junk'),
+  /** `{ server, pid, signal }` for each signal the shutdown sends to the server's process group. */
+  signal: dc.channel('conduit-mcp:transport:signal'),
+} as const;
+
+/** `NODE_DEBUG=conduit-mcp` turns this on. */
+export const debug = debuglog('conduit-mcp');

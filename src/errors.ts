@@ -1,0 +1,176 @@
+import type { CloseReason } from './transport/transport.js';
+
+const kConduitError = Symbol.for('conduit-mcp.error');
+
+/**
+ * Base class of every error the library throws or rejects with.
+ * `code` is stable: a `CONDUIT_*` string, or for {@link McpError} the server's JSON-RPC number.
+ */
+export abstract class ConduitError extends Error {
+  abstract readonly code: string | number;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, 'name', { value: new.target.name, enumerable: false, configurable: true });
+  }
+
+  get [kConduitError](): true {
+    return true;
+  }
+}
+
+/** True for any error created by this library, even by another copy of it. */
+export function isConduitError(value: unknown): value is ConduitError {
+  return (
+    typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[kConduitError] === true
+  );
+}
+
+function prefixed(server: string | undefined, text: string): string {
+  return server ? `${server}: ${text}` : text;
+}
+
+/** An option is missing or wrong. `key` names it as the user wrote it, e.g. `transport.command`. */
+export class ConfigError extends ConduitError {
+  readonly code = 'CONDUIT_CONFIG';
+  constructor(
+    readonly key: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The server process could not be started: the executable is missing or not executable, or spawn failed. */
+export class SpawnError extends ConduitError {
+  readonly code = 'CONDUIT_SPAWN_FAILED';
+  constructor(
+    message: string,
+    readonly command: string,
+    /** Whether starting again can help; false for a missing or non-executable file. */
+    readonly retryable: boolean,
+    options?: ErrorOptions & { server?: string },
+  ) {
+    super(prefixed(options?.server, message), options);
+  }
+}
+
+/** A JSON-RPC error answered by the server. `code` is the server's number. */
+export class McpError extends ConduitError {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown, options?: ErrorOptions & { server?: string }) {
+    super(prefixed(options?.server, message), options);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A request got no answer within its timeout. */
+export class RequestTimeoutError extends ConduitError {
+  readonly code = 'CONDUIT_REQUEST_TIMEOUT';
+  constructor(
+    readonly method: string,
+    readonly timeout: number,
+    options?: { server?: string; total?: boolean },
+  ) {
+    super(
+      prefixed(
+        options?.server,
+        `${method} got no answer within ${timeout} ms${options?.total ? ' (maxTotalTimeout)' : ''}`,
+      ),
+    );
+  }
+}
+
+/** A request was abandoned because its `signal` aborted. `cause` is the signal's reason. */
+export class AbortError extends ConduitError {
+  readonly code = 'CONDUIT_ABORTED';
+  constructor(
+    readonly method: string,
+    reason: unknown,
+    options?: { server?: string },
+  ) {
+    super(prefixed(options?.server, `${method} was aborted`), { cause: reason });
+  }
+}
+
+/** The transport closed (the server exited, misbehaved, or `close()` was called). */
+export class ConnectionClosedError extends ConduitError {
+  readonly code = 'CONDUIT_CONNECTION_CLOSED';
+  constructor(
+    readonly reason: CloseReason,
+    options?: { server?: string; method?: string },
+  ) {
+    const what = options?.method ? `${options.method} failed: ` : '';
+    super(prefixed(options?.server, `${what}connection closed (${describeCloseReason(reason)})`), {
+      cause: 'error' in reason ? reason.error : undefined,
+    });
+  }
+}
+
+/** The client was closed, or gave up reconnecting; no request can be sent any more. */
+export class ClientClosedError extends ConduitError {
+  readonly code = 'CONDUIT_CLIENT_CLOSED';
+  constructor(
+    readonly reason: CloseReason | undefined,
+    options?: { server?: string; method?: string },
+  ) {
+    const what = options?.method ? `${options.method} failed: ` : '';
+    const why = reason ? `, last close: ${describeCloseReason(reason)}` : '';
+    super(prefixed(options?.server, `${what}the client is closed${why}`));
+  }
+}
+
+/** No protocol version is supported by both sides. */
+export class UnsupportedProtocolVersionError extends ConduitError {
+  readonly code = 'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION';
+  constructor(
+    readonly supported: readonly string[],
+    readonly requested: string,
+    options?: { server?: string },
+  ) {
+    super(
+      prefixed(
+        options?.server,
+        `no common protocol version: we asked for ${requested}, the server supports ${supported.length ? supported.join(', ') : 'none it named'}`,
+      ),
+    );
+  }
+}
+
+/** The server broke the protocol (e.g. an invalid resultType), so its answer cannot be used. */
+export class ProtocolError extends ConduitError {
+  readonly code = 'CONDUIT_PROTOCOL';
+  constructor(message: string, options?: ErrorOptions & { server?: string }) {
+    super(prefixed(options?.server, message), options);
+  }
+}
+
+/** A method was called at a time it cannot work (e.g. `send()` before `start()`). */
+export class UsageError extends ConduitError {
+  readonly code = 'CONDUIT_USAGE';
+}
+
+/** One line that says why a transport closed, for messages and logs. */
+export function describeCloseReason(reason: CloseReason): string {
+  switch (reason.type) {
+    case 'closed':
+      return 'closed by the client';
+    case 'exit_status':
+      return reason.signal
+        ? `the server was killed by ${reason.signal}`
+        : `the server exited with status ${reason.status}`;
+    case 'spawn_failed':
+      return `the server could not be started: ${reason.error.message}`;
+    case 'message_too_large':
+      return `the server wrote a message larger than ${reason.limit} bytes`;
+    case 'junk_output':
+      return `the server wrote more than ${reason.limit} lines in a row that are not JSON-RPC`;
+    case 'write_queue_full':
+      return `the server stopped reading: more than ${reason.limit} bytes were waiting to be written`;
+    case 'stream_error':
+      return `a pipe to the server failed: ${reason.error.message}`;
+  }
+}

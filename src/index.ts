@@ -1,0 +1,10 @@
+export { channels } from './diagnostics.js';
+export * from './errors.js';
+export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
+export * as ErrorCodes from './jsonrpc/error-codes.js';
+export type * from './jsonrpc/messages.js';
+export { serialize } from './jsonrpc/serialize.js';
+export { isSecret, Secret } from './secret.js';
+export type { EnvValue, StderrOption, StdioOptions } from './transport/stdio/options.js';
+export { type ExitStatus, StdioTransport } from './transport/stdio/stdio-transport.js';
+export type { CloseReason, CloseReasonType, Transport, TransportEvents } from './transport/transport.js';

@@ -1,0 +1,82 @@
+import type {
+  JsonRpcErrorResponse,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcSuccessResponse,
+  RequestId,
+} from './messages.js';
+
+export type Classified =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcSuccessResponse }
+  | { kind: 'error'; message: JsonRpcErrorResponse }
+  | { kind: 'invalid'; reason: string };
+
+function invalid(reason: string): Classified {
+  return { kind: 'invalid', reason };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** MCP ids are strings or integers; JSON-RPC's null and fractional ids are refused. */
+export function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
+}
+
+const has = (value: object, key: string) => Object.hasOwn(value, key);
+
+/**
+ * Tells apart a request, a notification, a success response, an error response, or an invalid
+ * message (with the reason), under JSON-RPC 2.0 and the MCP rules (string or integer ids, never
+ * null in a request; params an object; no batches). Pure: it never throws.
+ */
+export function classify(value: unknown): Classified {
+  if (Array.isArray(value)) return invalid('batches (JSON arrays) are not allowed in MCP');
+  if (!isPlainObject(value))
+    return invalid(`expected a JSON object, got ${value === null ? 'null' : typeof value}`);
+  if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
+
+  if (has(value, 'method')) {
+    if (typeof value.method !== 'string') return invalid('"method" must be a string');
+    if (has(value, 'result') || has(value, 'error'))
+      return invalid('a message cannot have both "method" and "result"/"error"');
+    if (has(value, 'params') && !isPlainObject(value.params)) return invalid('"params" must be an object');
+    if (!has(value, 'id')) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
+    if (!isRequestId(value.id)) return invalid('a request "id" must be a string or an integer');
+    return { kind: 'request', message: value as unknown as JsonRpcRequest };
+  }
+
+  const hasResult = has(value, 'result');
+  const hasError = has(value, 'error');
+  if (hasResult && hasError) return invalid('a response cannot have both "result" and "error"');
+  if (hasResult) {
+    if (!isRequestId(value.id)) return invalid('a response "id" must be a string or an integer');
+    return { kind: 'response', message: value as unknown as JsonRpcSuccessResponse };
+  }
+  if (hasError) {
+    if (has(value, 'id') && value.id !== null && !isRequestId(value.id)) {
+      return invalid('an error response "id" must be a string, an integer or null');
+    }
+    const error = value.error;
+    if (!isPlainObject(error)) return invalid('"error" must be an object');
+    if (typeof error.code !== 'number' || !Number.isInteger(error.code))
+      return invalid('"error.code" must be an integer');
+    if (typeof error.message !== 'string') return invalid('"error.message" must be a string');
+    return { kind: 'error', message: value as unknown as JsonRpcErrorResponse };
+  }
+  return invalid('neither a request, a notification nor a response (no "method", "result" or "error")');
+}
+
+/** JSON.parse, then classify; a line that is not JSON is invalid with the parser's reason. */
+export function parseMessage(line: string): Classified {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return invalid(`not JSON (${(error as Error).message})`);
+  }
+  return classify(value);
+}

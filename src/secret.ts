@@ -1,0 +1,58 @@
+import { inspect } from 'node:util';
+
+type SecretSource = string | (() => string | Promise<string>);
+
+// The value lives outside the object, so no inspection (showHidden, getters, structuredClone) can reach it.
+const sources = new WeakMap<Secret, SecretSource>();
+
+const REDACTED = '[Secret]';
+
+/**
+ * A value that is redacted everywhere (`String()`, template literals, `JSON.stringify`,
+ * `util.inspect`, `console.log`, errors) until a server process is spawned with it.
+ * A function source is called again on every spawn, so a rotated credential is picked up.
+ */
+export class Secret {
+  constructor(value: SecretSource) {
+    if (typeof value !== 'string' && typeof value !== 'function') {
+      throw new TypeError(`Secret takes a string or a function returning one, got ${typeof value}`);
+    }
+    sources.set(this, value);
+    Object.freeze(this);
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+
+  [Symbol.toPrimitive](): string {
+    return REDACTED;
+  }
+
+  [inspect.custom](): string {
+    return REDACTED;
+  }
+}
+
+/** True for a Secret of this library. */
+export function isSecret(value: unknown): value is Secret {
+  return value instanceof Secret;
+}
+
+/**
+ * The plain value, for the one place that needs it: building a child process environment.
+ * Not exported from the package.
+ */
+export async function exposeSecret(secret: Secret): Promise<string> {
+  const source = sources.get(secret);
+  if (source === undefined) throw new TypeError('not a Secret of conduit-mcp');
+  const value = typeof source === 'function' ? await source() : source;
+  if (typeof value !== 'string') {
+    throw new TypeError(`a Secret's function must return a string, it returned ${typeof value}`);
+  }
+  return value;
+}

@@ -1,0 +1,131 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+
+/** What a file system look-up found at one candidate path. */
+export type ProbeResult = 'executable' | 'not-executable' | 'missing';
+
+export type Probe = (file: string, platform: NodeJS.Platform) => ProbeResult;
+
+export type Resolution =
+  | { ok: true; file: string }
+  | { ok: false; problem: 'missing'; searched: readonly string[] }
+  | { ok: false; problem: 'not-executable'; file: string };
+
+export interface ResolveContext {
+  platform: NodeJS.Platform;
+  /** The PATH the child will get. */
+  pathValue: string | undefined;
+  /** Windows only: the PATHEXT the child will get. */
+  pathExt: string | undefined;
+  /** The directory a relative path is resolved against (the child's cwd). */
+  cwd: string;
+}
+
+export const defaultProbe: Probe = (file, platform) => {
+  try {
+    if (!statSync(file).isFile()) return 'missing';
+  } catch {
+    return 'missing';
+  }
+  if (platform === 'win32') return 'executable';
+  try {
+    accessSync(file, constants.X_OK);
+    return 'executable';
+  } catch {
+    return 'not-executable';
+  }
+};
+
+const DEFAULT_PATHEXT = '.COM;.EXE;.BAT;.CMD';
+
+function windowsCandidates(file: string, pathExt: string | undefined): string[] {
+  const extensions = (pathExt || DEFAULT_PATHEXT)
+    .split(';')
+    .filter(Boolean)
+    .map((ext) => ext.toLowerCase());
+  const own = path.win32.extname(file).toLowerCase();
+  const withExtensions = extensions.map((ext) => file + ext);
+  return own && extensions.includes(own) ? [file, ...withExtensions] : withExtensions;
+}
+
+/**
+ * Finds the file to execute, as the OS would but against the child's PATH: a name is looked up
+ * in each PATH entry (with PATHEXT on Windows); a path with a separator is resolved against cwd.
+ * Empty PATH entries are skipped rather than meaning "the current directory".
+ */
+export function resolveExecutable(
+  command: string,
+  context: ResolveContext,
+  probe: Probe = defaultProbe,
+): Resolution {
+  const { platform } = context;
+  const api = platform === 'win32' ? path.win32 : path.posix;
+  const expand = (file: string) => (platform === 'win32' ? windowsCandidates(file, context.pathExt) : [file]);
+  const hasSeparator = platform === 'win32' ? /[\\/]/.test(command) : command.includes('/');
+
+  const directories = hasSeparator
+    ? [undefined]
+    : (context.pathValue ?? '').split(platform === 'win32' ? ';' : ':').filter(Boolean);
+
+  const searched: string[] = [];
+  let notExecutable: string | undefined;
+  for (const directory of directories) {
+    const base = directory === undefined ? api.resolve(context.cwd, command) : api.join(directory, command);
+    for (const candidate of expand(base)) {
+      searched.push(candidate);
+      const found = probe(candidate, platform);
+      if (found === 'executable') return { ok: true, file: candidate };
+      if (found === 'not-executable') notExecutable ??= candidate;
+    }
+  }
+  if (notExecutable) return { ok: false, problem: 'not-executable', file: notExecutable };
+  return { ok: false, problem: 'missing', searched };
+}
+
+const BATCH_METACHARACTERS = /["%^&|<>]/;
+
+export function isBatchFile(file: string, platform: NodeJS.Platform): boolean {
+  return platform === 'win32' && /\.(bat|cmd)$/i.test(file);
+}
+
+/**
+ * Windows runs `.bat`/`.cmd` files through cmd.exe, which parses the command line again
+ * (the "BatBadBut" class of bug). Returns why the launch is refused, or undefined if allowed.
+ */
+export function batchFileProblem(
+  file: string,
+  args: readonly string[],
+  allowBatchFiles: boolean,
+  platform: NodeJS.Platform,
+): string | undefined {
+  if (!isBatchFile(file, platform)) return undefined;
+  if (!allowBatchFiles) {
+    return (
+      `${file} is a batch file, which Windows runs through cmd.exe where arguments are parsed again; ` +
+      'set allowBatchFiles: true to allow it, or point command at the real executable (e.g. node.exe)'
+    );
+  }
+  const index = args.findIndex((arg) => BATCH_METACHARACTERS.test(arg));
+  if (index !== -1) {
+    return `args[${index}] contains one of "%^&|<> which cmd.exe would interpret; batch files cannot receive it safely`;
+  }
+  return undefined;
+}
+
+/**
+ * The direct cmd.exe invocation for an allowed batch file, whose arguments were checked by
+ * batchFileProblem: Node's own `shell` option is never used.
+ */
+export function batchFileInvocation(
+  file: string,
+  args: readonly string[],
+  comspec: string | undefined,
+): { file: string; args: string[]; windowsVerbatimArguments: true } {
+  const quote = (value: string) => (value === '' || /[\s()!,;=]/.test(value) ? `"${value}"` : value);
+  const line = [file, ...args].map(quote).join(' ');
+  return {
+    file: comspec || 'cmd.exe',
+    args: ['/d', '/s', '/c', `"${line}"`],
+    windowsVerbatimArguments: true,
+  };
+}

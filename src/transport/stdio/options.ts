@@ -1,0 +1,237 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '../../errors.js';
+import { isSecret, type Secret } from '../../secret.js';
+import {
+  at,
+  booleanOption,
+  describe,
+  integerOption,
+  ownProperties,
+  rejectUnknownKeys,
+} from '../../validate.js';
+
+/** Where the server's stderr goes. It is never merged into stdout and never captured. */
+export type StderrOption = 'inherit' | 'discard' | { readonly file: string };
+
+export type EnvValue = string | Secret;
+
+/** How to launch a local MCP server. Every duration is in milliseconds, every size in bytes. */
+export interface StdioOptions {
+  /** Executable name (looked up in the child's PATH on every start) or path; no whitespace. */
+  readonly command: string;
+  /** Arguments, passed as they are: no shell ever sees them. @defaultValue [] */
+  readonly args?: readonly string[];
+  /** Extra environment; wins over the inherited allowlist. A value may be a Secret. @defaultValue {} */
+  readonly env?: Readonly<Record<string, EnvValue>> | ReadonlyArray<readonly [string, EnvValue]>;
+  /** Absolute path of an existing directory. @defaultValue this process's cwd at each start */
+  readonly cwd?: string;
+  /** `'inherit'`, `'discard'`, or `{ file }` (an absolute path, appended to). @defaultValue 'inherit' */
+  readonly stderr?: StderrOption;
+  /** Windows: allow `.bat`/`.cmd` executables (arguments with `"%^&|<>` are still refused). @defaultValue false */
+  readonly allowBatchFiles?: boolean;
+  /** Longest line the server may write; a longer one closes with `message_too_large`. @defaultValue 8388608 */
+  readonly maxMessageBytes?: number;
+  /** Non-JSON-RPC lines in a row tolerated; one more closes with `junk_output`. @defaultValue 10 */
+  readonly maxJunkLines?: number;
+  /** Unwritten bytes held before closing with `write_queue_full`. @defaultValue 16777216 */
+  readonly maxWriteQueueBytes?: number;
+  /** Time to exit after stdin is closed, before SIGTERM. @defaultValue 2000 */
+  readonly stdinGrace?: number;
+  /** Time to exit after SIGTERM, before SIGKILL. @defaultValue 2000 */
+  readonly termGrace?: number;
+}
+
+export type ResolvedStderr = { kind: 'inherit' } | { kind: 'discard' } | { kind: 'file'; path: string };
+
+export interface ResolvedStdioOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** In the order given; a later entry wins over an earlier one of the same name. */
+  readonly env: ReadonlyArray<readonly [string, EnvValue]>;
+  readonly cwd: string | undefined;
+  readonly stderr: ResolvedStderr;
+  readonly allowBatchFiles: boolean;
+  readonly maxMessageBytes: number;
+  readonly maxJunkLines: number;
+  readonly maxWriteQueueBytes: number;
+  readonly stdinGrace: number;
+  readonly termGrace: number;
+}
+
+export const STDIO_DEFAULTS = {
+  maxMessageBytes: 8 * 1024 * 1024,
+  maxJunkLines: 10,
+  maxWriteQueueBytes: 16 * 1024 * 1024,
+  stdinGrace: 2000,
+  termGrace: 2000,
+} as const;
+
+const STDIO_KEYS = [
+  'type',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'stderr',
+  'allowBatchFiles',
+  'maxMessageBytes',
+  'maxJunkLines',
+  'maxWriteQueueBytes',
+  'stdinGrace',
+  'termGrace',
+] as const;
+
+const ALIASES: Record<string, string> = { cd: 'cwd', arguments: 'args', argv: 'args', environment: 'env' };
+
+/**
+ * Validates StdioOptions in one pass, at construction, into a resolved object with every default
+ * filled. Each problem throws ConfigError naming the key (`prefix.key`) and the fix.
+ */
+export function resolveStdioOptions(
+  raw: unknown,
+  prefix = '',
+  platform: NodeJS.Platform = process.platform,
+): ResolvedStdioOptions {
+  const input = ownProperties(raw, prefix);
+  rejectUnknownKeys(input, STDIO_KEYS, prefix, ALIASES);
+  if (input.type !== undefined && input.type !== 'stdio') {
+    throw new ConfigError(
+      at(prefix, 'type'),
+      `${at(prefix, 'type')} must be 'stdio', got ${describe(input.type)}`,
+    );
+  }
+  return {
+    command: normalizeCommand(input.command, at(prefix, 'command')),
+    args: normalizeArgs(input.args ?? [], at(prefix, 'args')),
+    env: normalizeEnv(input.env ?? {}, at(prefix, 'env')),
+    cwd: input.cwd === undefined ? undefined : normalizeCwd(input.cwd, at(prefix, 'cwd'), platform),
+    stderr: normalizeStderr(input.stderr ?? 'inherit', at(prefix, 'stderr'), platform),
+    allowBatchFiles: booleanOption(input.allowBatchFiles ?? false, at(prefix, 'allowBatchFiles')),
+    maxMessageBytes: integerOption(
+      input.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes,
+      at(prefix, 'maxMessageBytes'),
+      'bytes',
+      1,
+    ),
+    maxJunkLines: integerOption(
+      input.maxJunkLines ?? STDIO_DEFAULTS.maxJunkLines,
+      at(prefix, 'maxJunkLines'),
+      'lines',
+    ),
+    maxWriteQueueBytes: integerOption(
+      input.maxWriteQueueBytes ?? STDIO_DEFAULTS.maxWriteQueueBytes,
+      at(prefix, 'maxWriteQueueBytes'),
+      'bytes',
+      1,
+    ),
+    stdinGrace: integerOption(input.stdinGrace ?? STDIO_DEFAULTS.stdinGrace, at(prefix, 'stdinGrace'), 'ms'),
+    termGrace: integerOption(input.termGrace ?? STDIO_DEFAULTS.termGrace, at(prefix, 'termGrace'), 'ms'),
+  };
+}
+
+export function normalizeCommand(value: unknown, key: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ConfigError(
+      key,
+      `${key} is required: the executable to run, e.g. 'node' or '/usr/bin/python3', got ${describe(value)}`,
+    );
+  }
+  if (/\s/.test(value)) {
+    throw new ConfigError(
+      key,
+      `${key} must be the executable alone, without spaces, got ${describe(value)}: put arguments in args ` +
+        `(e.g. command: ${JSON.stringify(value.trim().split(/\s+/)[0])}, args: ${JSON.stringify(value.trim().split(/\s+/).slice(1))}); no shell splits it`,
+    );
+  }
+  if (value.includes('\0')) throw new ConfigError(key, `${key} must not contain a NUL character`);
+  return value;
+}
+
+export function normalizeArgs(value: unknown, key: string): readonly string[] {
+  if (!Array.isArray(value)) {
+    throw new ConfigError(key, `${key} must be an array of strings, got ${describe(value)}`);
+  }
+  value.forEach((arg, index) => {
+    if (typeof arg !== 'string') {
+      throw new ConfigError(key, `${key}[${index}] must be a string, got ${describe(arg)}`);
+    }
+    if (arg.includes('\0')) throw new ConfigError(key, `${key}[${index}] must not contain a NUL character`);
+  });
+  return Object.freeze([...value]);
+}
+
+export function normalizeEnv(value: unknown, key: string): ReadonlyArray<readonly [string, EnvValue]> {
+  let entries: unknown[];
+  if (Array.isArray(value)) {
+    entries = value;
+  } else if (typeof value === 'object' && value !== null && !isSecret(value)) {
+    entries = Object.entries(value);
+  } else {
+    throw new ConfigError(
+      key,
+      `${key} must be an object or an array of [name, value] pairs, got ${describe(value)}`,
+    );
+  }
+  return Object.freeze(
+    entries.map((entry, index) => {
+      if (!Array.isArray(entry) || entry.length !== 2) {
+        throw new ConfigError(key, `${key}[${index}] must be a [name, value] pair, got ${describe(entry)}`);
+      }
+      const [name, envValue] = entry as [unknown, unknown];
+      if (typeof name !== 'string' || name.length === 0 || name.includes('=') || name.includes('\0')) {
+        throw new ConfigError(
+          key,
+          `${key} has an invalid variable name ${describe(name)}: it must be a non-empty string without '=' or NUL`,
+        );
+      }
+      if (typeof envValue === 'string') {
+        if (envValue.includes('\0'))
+          throw new ConfigError(key, `${key}.${name} must not contain a NUL character`);
+      } else if (!isSecret(envValue)) {
+        throw new ConfigError(key, `${key}.${name} must be a string or a Secret, got ${describe(envValue)}`);
+      }
+      return Object.freeze([name, envValue] as const);
+    }),
+  );
+}
+
+function pathApi(platform: NodeJS.Platform) {
+  return platform === 'win32' ? path.win32 : path.posix;
+}
+
+export function normalizeCwd(value: unknown, key: string, platform: NodeJS.Platform): string {
+  if (typeof value !== 'string' || !pathApi(platform).isAbsolute(value)) {
+    throw new ConfigError(
+      key,
+      `${key} must be an absolute path to an existing directory, got ${describe(value)}`,
+    );
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(value).isDirectory();
+  } catch {
+    throw new ConfigError(key, `${key} does not exist: ${describe(value)}`);
+  }
+  if (!isDirectory) throw new ConfigError(key, `${key} is not a directory: ${describe(value)}`);
+  return value;
+}
+
+export function normalizeStderr(value: unknown, key: string, platform: NodeJS.Platform): ResolvedStderr {
+  if (value === 'inherit') return { kind: 'inherit' };
+  if (value === 'discard') return { kind: 'discard' };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const file = (value as { file?: unknown }).file;
+    const extra = Object.keys(value).filter((name) => name !== 'file');
+    if (extra.length === 0 && typeof file === 'string' && pathApi(platform).isAbsolute(file)) {
+      return { kind: 'file', path: file };
+    }
+    if (typeof file === 'string' && !pathApi(platform).isAbsolute(file)) {
+      throw new ConfigError(key, `${key}.file must be an absolute path, got ${describe(file)}`);
+    }
+  }
+  throw new ConfigError(
+    key,
+    `${key} must be 'inherit', 'discard' or { file: '/absolute/path' }, got ${describe(value)}`,
+  );
+}

@@ -1,0 +1,416 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { closeSync, openSync } from 'node:fs';
+import { channels, debug } from '../../diagnostics.js';
+import {
+  ConfigError,
+  ConnectionClosedError,
+  describeCloseReason,
+  SpawnError,
+  UsageError,
+} from '../../errors.js';
+import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
+import { serialize } from '../../jsonrpc/serialize.js';
+import type { CloseReason, Transport, TransportEvents } from '../transport.js';
+import { buildEnvironment, getVariable } from './environment.js';
+import { batchFileInvocation, batchFileProblem, isBatchFile, resolveExecutable } from './executable.js';
+import { trackLiveServer, untrackLiveServer } from './exit-hook.js';
+import { Framer } from './framer.js';
+import { type ResolvedStdioOptions, resolveStdioOptions, type StdioOptions } from './options.js';
+import { groupIsEmpty, signalGroup } from './process-group.js';
+import { runShutdown, shutdownPlan } from './shutdown.js';
+import { WriteQueue } from './write-queue.js';
+
+/** How the server process ended. Both null when it never started. */
+export interface ExitStatus {
+  code: number | null;
+  signal: string | null;
+}
+
+/** Internal settings a Client passes down; not part of StdioOptions. */
+export interface StdioTransportContext {
+  /** The client's name, for errors and telemetry. */
+  readonly name?: string;
+  /** Prefix of option keys in ConfigError, e.g. `transport`. */
+  readonly keyPrefix?: string;
+}
+
+/** After the process exits, how long to wait for the rest of its stdout (a grandchild may hold the pipe). */
+const EXIT_DRAIN_MS = 100;
+/** A server that closes stdout but keeps running is given this long to exit before the transport closes. */
+const STDOUT_END_GRACE_MS = 1000;
+
+type State = 'new' | 'starting' | 'open' | 'closed';
+
+/**
+ * Runs one local MCP server process and speaks newline-delimited JSON-RPC over its stdin and
+ * stdout. Never through a shell; with an allowlisted environment; bounded in memory both ways;
+ * and on close, stdin EOF -> SIGTERM -> SIGKILL across the server's whole process group.
+ * One instance runs one process once: a restart is a new instance.
+ */
+export class StdioTransport extends EventEmitter<TransportEvents> implements Transport {
+  readonly kind = 'stdio';
+  /** Resolves when the process and every process of its group are gone. Never rejects. */
+  readonly exited: Promise<ExitStatus>;
+
+  readonly #options: ResolvedStdioOptions;
+  readonly #name: string | undefined;
+  readonly #keyPrefix: string;
+  #state: State = 'new';
+  #closeReason: CloseReason | undefined;
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #framer: Framer | undefined;
+  #writeQueue: WriteQueue | undefined;
+  #exitStatus: ExitStatus | undefined;
+  #resolveExited!: (status: ExitStatus) => void;
+  #resolveLeaderExit!: () => void;
+  readonly #leaderExited: Promise<void>;
+  #stdoutEnded = false;
+  #exitTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: StdioOptions, context: StdioTransportContext = {}) {
+    super();
+    this.#options = resolveStdioOptions(options, context.keyPrefix ?? '');
+    this.#name = context.name;
+    this.#keyPrefix = context.keyPrefix ?? '';
+    this.exited = new Promise((resolve) => {
+      this.#resolveExited = resolve;
+    });
+    this.#leaderExited = new Promise((resolve) => {
+      this.#resolveLeaderExit = resolve;
+    });
+  }
+
+  /** The server's pid once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  get closeReason(): CloseReason | undefined {
+    return this.#closeReason;
+  }
+
+  /** The validated options, every default filled. */
+  get options(): ResolvedStdioOptions {
+    return this.#options;
+  }
+
+  /**
+   * Resolves the executable in the child's PATH, spawns it, and resolves once it runs.
+   * Rejects with SpawnError (or ConfigError for a refused Windows batch file) and closes with
+   * `spawn_failed` when it cannot start.
+   */
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new UsageError('start() can be called only once per transport');
+    this.#state = 'starting';
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = await this.#spawn();
+    } catch (error) {
+      this.#failStart(error as Error);
+      throw error;
+    }
+    if (this.#state !== 'starting') {
+      // close() was called while we were spawning: the process must not outlive that.
+      this.#child = child;
+      this.#wire(child);
+      this.#runShutdown();
+      throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
+    }
+    this.#child = child;
+    this.#state = 'open';
+    this.#wire(child);
+    if (channels.spawn.hasSubscribers) {
+      channels.spawn.publish({ server: this.#name, pid: child.pid, command: this.#options.command });
+    }
+    debug('%s: spawned %s (pid %d)', this.#name ?? 'stdio', this.#options.command, child.pid);
+  }
+
+  /**
+   * Serialises the message and hands it to the pipe at once; never waits for the server to read.
+   * Throws ConnectionClosedError after close, or when this message would pass `maxWriteQueueBytes`
+   * (which closes the transport with `write_queue_full`).
+   */
+  send(message: JsonRpcMessage): void {
+    if (this.#state === 'closed') throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
+    if (this.#state !== 'open') throw new UsageError('send() needs a started transport: await start() first');
+    const text = serialize(message);
+    if (!this.#writeQueue!.write(text)) {
+      this.#closeWith({ type: 'write_queue_full', limit: this.#options.maxWriteQueueBytes });
+      throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
+    }
+  }
+
+  /**
+   * Closes for good. Resolves at once: the server's shutdown (stdin EOF, SIGTERM, SIGKILL) runs on
+   * its own, and `exited` tells when it is over. Messages sent before close() are still written.
+   */
+  close(): Promise<void> {
+    if (this.#state === 'closed') return Promise.resolve();
+    if (this.#state === 'new') {
+      this.#state = 'closed';
+      this.#closeReason = { type: 'closed' };
+      this.#resolveExited({ code: null, signal: null });
+      this.emit('close', this.#closeReason);
+      return Promise.resolve();
+    }
+    this.#closeWith({ type: 'closed' });
+    return Promise.resolve();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #spawn(): Promise<ChildProcessWithoutNullStreams> {
+    const options = this.#options;
+    const platform = process.platform;
+    let env: Record<string, string>;
+    try {
+      env = await buildEnvironment(process.env, options.env, platform);
+    } catch (error) {
+      throw new SpawnError(
+        `the environment could not be built: ${(error as Error).message}`,
+        options.command,
+        false,
+        {
+          server: this.#name,
+          cause: error,
+        },
+      );
+    }
+    const cwd = options.cwd ?? process.cwd();
+    const pathValue = getVariable(env, 'PATH', platform);
+    const found = resolveExecutable(options.command, {
+      platform,
+      pathValue,
+      pathExt: getVariable(env, 'PATHEXT', platform),
+      cwd,
+    });
+    if (!found.ok) {
+      const message =
+        found.problem === 'missing'
+          ? `${options.command} was not found` +
+            (options.command.includes('/')
+              ? ` (resolved against ${cwd})`
+              : ` in PATH=${pathValue ?? '(unset)'}`)
+          : `${found.file} is not executable (EACCES): check its permissions (chmod +x) or run it through its interpreter`;
+      throw new SpawnError(message, options.command, false, { server: this.#name });
+    }
+    const refused = batchFileProblem(found.file, options.args, options.allowBatchFiles, platform);
+    if (refused)
+      throw new ConfigError(
+        this.#keyPrefix ? `${this.#keyPrefix}.allowBatchFiles` : 'allowBatchFiles',
+        refused,
+      );
+
+    let file = found.file;
+    let args: readonly string[] = options.args;
+    let windowsVerbatimArguments = false;
+    if (isBatchFile(found.file, platform)) {
+      const invocation = batchFileInvocation(
+        found.file,
+        options.args,
+        getVariable(process.env, 'COMSPEC', platform),
+      );
+      ({ file, args, windowsVerbatimArguments } = invocation);
+    }
+
+    let stderr: 'inherit' | 'ignore' | number = 'inherit';
+    if (options.stderr.kind === 'discard') stderr = 'ignore';
+    if (options.stderr.kind === 'file') {
+      try {
+        stderr = openSync(options.stderr.path, 'a');
+      } catch (error) {
+        throw new SpawnError(
+          `the stderr file ${options.stderr.path} cannot be opened: ${(error as Error).message}`,
+          options.command,
+          false,
+          { server: this.#name, cause: error },
+        );
+      }
+    }
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(file, args, {
+        cwd,
+        env,
+        stdio: ['pipe', 'pipe', stderr],
+        // POSIX: a new session and process group, so shutdown can signal the whole tree.
+        detached: platform !== 'win32',
+        windowsHide: true,
+        windowsVerbatimArguments,
+        shell: false,
+      }) as ChildProcessWithoutNullStreams;
+    } catch (error) {
+      throw new SpawnError(
+        `${file} could not be spawned: ${(error as Error).message}`,
+        options.command,
+        false,
+        {
+          server: this.#name,
+          cause: error,
+        },
+      );
+    } finally {
+      // The child holds its own copy of the descriptor now.
+      if (typeof stderr === 'number') closeSync(stderr);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onSpawn = () => {
+        child.off('error', onError);
+        resolve();
+      };
+      const onError = (error: NodeJS.ErrnoException) => {
+        child.off('spawn', onSpawn);
+        const retryable = error.code !== 'ENOENT' && error.code !== 'EACCES';
+        reject(
+          new SpawnError(`${file} could not be started: ${error.message}`, options.command, retryable, {
+            server: this.#name,
+            cause: error,
+          }),
+        );
+      };
+      child.once('spawn', onSpawn);
+      child.once('error', onError);
+    });
+    return child;
+  }
+
+  #failStart(error: Error): void {
+    if (this.#state === 'closed') {
+      this.#resolveExited({ code: null, signal: null });
+      return;
+    }
+    this.#state = 'closed';
+    this.#closeReason = { type: 'spawn_failed', error };
+    this.#resolveExited({ code: null, signal: null });
+    this.#publishClose();
+    this.emit('close', this.#closeReason);
+  }
+
+  #wire(child: ChildProcessWithoutNullStreams): void {
+    const options = this.#options;
+    this.#writeQueue = new WriteQueue(child.stdin, options.maxWriteQueueBytes);
+    this.#framer = new Framer({
+      maxMessageBytes: options.maxMessageBytes,
+      maxJunkLines: options.maxJunkLines,
+      onMessage: (classified) => {
+        if (this.#state === 'open') this.emit('message', classified.message);
+      },
+      onJunk: (reason, bytes, text) => {
+        debug(
+          '%s: dropped a line of %d bytes from the server (%s): %s',
+          this.#name ?? 'stdio',
+          bytes,
+          reason,
+          text.slice(0, 200),
+        );
+        if (channels.junk.hasSubscribers)
+          channels.junk.publish({ server: this.#name, pid: child.pid, reason, bytes });
+      },
+      onFatal: (reason) => this.#closeWith(reason),
+    });
+    child.stdout.on('data', (chunk: Buffer) => this.#framer!.push(chunk));
+    child.stdout.on('end', () => {
+      this.#stdoutEnded = true;
+      this.#framer!.end();
+      if (this.#exitStatus) this.#closeOnExit();
+      else if (this.#state === 'open') {
+        this.#exitTimer = setTimeout(() => {
+          this.#closeWith({
+            type: 'stream_error',
+            error: new Error('the server closed its stdout but kept running'),
+          });
+        }, STDOUT_END_GRACE_MS);
+      }
+    });
+    const onStreamError = (error: Error) => {
+      debug('%s: pipe error: %s', this.#name ?? 'stdio', error.message);
+      if (this.#state === 'open' && !this.#exitStatus) this.#closeWith({ type: 'stream_error', error });
+    };
+    child.stdout.on('error', onStreamError);
+    child.stdin.on('error', onStreamError);
+    child.on('error', (error) => debug('%s: process error: %s', this.#name ?? 'stdio', error.message));
+    child.on('exit', (code, signal) => {
+      this.#exitStatus = { code, signal };
+      this.#resolveLeaderExit();
+      if (channels.exit.hasSubscribers)
+        channels.exit.publish({ server: this.#name, pid: child.pid, code, signal });
+      debug('%s: pid %d exited (code %s, signal %s)', this.#name ?? 'stdio', child.pid, code, signal);
+      if (this.#state !== 'open') return;
+      clearTimeout(this.#exitTimer);
+      // Read what the server wrote before exiting, but do not wait for a grandchild holding the pipe.
+      if (this.#stdoutEnded) this.#closeOnExit();
+      else this.#exitTimer = setTimeout(() => this.#closeOnExit(), EXIT_DRAIN_MS);
+    });
+    if (child.pid !== undefined) trackLiveServer(child.pid);
+  }
+
+  #closeOnExit(): void {
+    const status = this.#exitStatus!;
+    this.#closeWith({ type: 'exit_status', status: status.code, signal: status.signal });
+  }
+
+  #closeWith(reason: CloseReason): void {
+    if (this.#state === 'closed') return;
+    const graceful = reason.type === 'closed';
+    this.#state = 'closed';
+    this.#closeReason = reason;
+    clearTimeout(this.#exitTimer);
+    this.#framer?.stop();
+    if (!graceful) this.#writeQueue?.close();
+    // While still spawning there is no process yet: start() runs the shutdown once it has one.
+    if (this.#child) this.#runShutdown(graceful);
+    this.#publishClose();
+    debug('%s: closed (%s)', this.#name ?? 'stdio', describeCloseReason(reason));
+    this.emit('close', reason);
+  }
+
+  #publishClose(): void {
+    if (channels.close.hasSubscribers) {
+      channels.close.publish({ server: this.#name, pid: this.#child?.pid, reason: this.#closeReason });
+    }
+  }
+
+  /** Starts the escalation on its own; `exited` settles when it is over. */
+  #runShutdown(flushPending = false): void {
+    const child = this.#child!;
+    const pid = child.pid!;
+    const platform = process.platform;
+    child.stdout.removeAllListeners('data');
+    // Stop reading: a grandchild that keeps the pipe open must not keep this process alive.
+    child.stdout.destroy();
+    void runShutdown(shutdownPlan(platform, pid, this.#options), {
+      leaderExited: this.#leaderExited,
+      closeStdin: () => {
+        if (flushPending) {
+          this.#writeQueue?.flushNow();
+          child.stdin.end();
+        } else {
+          child.stdin.destroy();
+        }
+        this.#writeQueue?.close();
+      },
+      isGone: () => {
+        if (!this.#exitStatus) return false;
+        return platform === 'win32' || groupIsEmpty(pid, platform);
+      },
+      signalGroup: (signal) => {
+        if (channels.signal.hasSubscribers) channels.signal.publish({ server: this.#name, pid, signal });
+        debug('%s: sending %s to process group %d', this.#name ?? 'stdio', signal, pid);
+        signalGroup(pid, signal);
+      },
+      run: (file, args) => {
+        if (this.#exitStatus) return;
+        const killer = spawn(file, args, { stdio: 'ignore', windowsHide: true, shell: false });
+        killer.on('error', (error) => debug('%s: %s failed: %s', this.#name ?? 'stdio', file, error.message));
+      },
+    }).then((gone) => {
+      if (!gone)
+        debug('%s: process group %d still has live members after SIGKILL', this.#name ?? 'stdio', pid);
+      untrackLiveServer(pid);
+      this.#resolveExited(this.#exitStatus ?? { code: null, signal: null });
+    });
+  }
+}

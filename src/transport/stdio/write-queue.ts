@@ -1,0 +1,60 @@
+import type { Writable } from 'node:stream';
+
+/**
+ * Messages to bytes without ever waiting: `write` hands the text over and returns. Everything
+ * written in one event-loop turn goes out in one `stream.write` on the next tick. Bytes not yet
+ * taken by the OS are counted (ours plus the stream's buffer); above `maxBytes` the write is
+ * refused so the owner can close: a server that stops reading costs at most that much memory.
+ */
+export class WriteQueue {
+  readonly #stream: Writable;
+  readonly #maxBytes: number;
+  #batch: string[] = [];
+  #batchBytes = 0;
+  #scheduled = false;
+  #closed = false;
+  readonly #flush = () => {
+    this.#scheduled = false;
+    if (this.#closed || this.#batch.length === 0) return;
+    const text = this.#batch.length === 1 ? this.#batch[0]! : this.#batch.join('');
+    this.#batch = [];
+    this.#batchBytes = 0;
+    this.#stream.write(text);
+  };
+
+  constructor(stream: Writable, maxBytes: number) {
+    this.#stream = stream;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Bytes accepted but not yet taken by the OS. */
+  get pendingBytes(): number {
+    return this.#batchBytes + this.#stream.writableLength;
+  }
+
+  /** Queues one serialised message. Returns false, writing nothing, if it would pass the byte cap. */
+  write(text: string): boolean {
+    if (this.#closed) return false;
+    const bytes = Buffer.byteLength(text);
+    if (this.pendingBytes + bytes > this.#maxBytes) return false;
+    this.#batch.push(text);
+    this.#batchBytes += bytes;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      process.nextTick(this.#flush);
+    }
+    return true;
+  }
+
+  /** Writes what is batched now rather than on the next tick (before stdin is ended). */
+  flushNow(): void {
+    this.#flush();
+  }
+
+  /** Drops whatever was not written yet; later writes are refused. */
+  close(): void {
+    this.#closed = true;
+    this.#batch = [];
+    this.#batchBytes = 0;
+  }
+}
