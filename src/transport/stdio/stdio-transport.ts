@@ -378,9 +378,11 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
     const child = this.#child!;
     const pid = child.pid!;
     const platform = process.platform;
+    // Keep draining (and dropping) stdout, so a server writing its last words gets no EPIPE; once the
+    // leader is gone, let go of the pipe: a grandchild holding it must not keep this process alive.
     child.stdout.removeAllListeners('data');
-    // Stop reading: a grandchild that keeps the pipe open must not keep this process alive.
-    child.stdout.destroy();
+    child.stdout.resume();
+    void this.#leaderExited.then(() => child.stdout.destroy());
     void runShutdown(shutdownPlan(platform, pid, this.#options), {
       leaderExited: this.#leaderExited,
       closeStdin: () => {
