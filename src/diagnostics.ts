@@ -16,6 +16,15 @@ export const channels = {
   junk: dc.channel('conduit-mcp:transport:junk'),
   /** `{ server, pid, signal }` for each signal the shutdown sends to the server's process group. */
   signal: dc.channel('conduit-mcp:transport:signal'),
+  /** `{ server, attempt, delay }` before each restart attempt. */
+  reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
+  /** `{ server, reason }` when the supervisor gives up or the client is closed. */
+  clientClosed: dc.channel('conduit-mcp:client:closed'),
+  /**
+   * A tracing channel per request (`start`, `end`, `asyncStart`, `asyncEnd`, `error`), with
+   * `{ server, method }`; `result` or `error` are added when it settles.
+   */
+  request: dc.tracingChannel('conduit-mcp:request'),
 } as const;
 
 /** `NODE_DEBUG=conduit-mcp` turns this on. */

@@ -104,9 +104,11 @@ export class ConnectionClosedError extends ConduitError {
     options?: { server?: string; method?: string },
   ) {
     const what = options?.method ? `${options.method} failed: ` : '';
-    super(prefixed(options?.server, `${what}connection closed (${describeCloseReason(reason)})`), {
-      cause: 'error' in reason ? reason.error : undefined,
-    });
+    // Only a reason carrying an error has a cause; `{ cause: undefined }` would still create the property.
+    super(
+      prefixed(options?.server, `${what}connection closed (${describeCloseReason(reason)})`),
+      'error' in reason ? { cause: reason.error } : undefined,
+    );
   }
 }
 
@@ -145,6 +147,18 @@ export class ProtocolError extends ConduitError {
   readonly code = 'CONDUIT_PROTOCOL';
   constructor(message: string, options?: ErrorOptions & { server?: string }) {
     super(prefixed(options?.server, message), options);
+  }
+}
+
+/** The server did not declare the capability a method needs; nothing was sent. */
+export class CapabilityError extends ConduitError {
+  readonly code = 'CONDUIT_CAPABILITY_MISSING';
+  constructor(
+    readonly method: string,
+    message: string,
+    options?: { server?: string },
+  ) {
+    super(prefixed(options?.server, message));
   }
 }
 

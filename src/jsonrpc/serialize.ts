@@ -1,8 +1,14 @@
 import type { JsonRpcMessage } from './messages.js';
 
+// Line breaks JSON.stringify leaves raw: U+2028 and U+2029 end a line for JavaScript, and they and
+// U+0085 (NEL) do for Python's str.splitlines, so a reader splitting on them would cut the message.
+const UNESCAPED_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+const escapeLineBreak = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /**
- * One message as exactly one line: compact JSON (which escapes every newline inside strings)
- * and a final `\n`. Throws a TypeError that says why when the message cannot be serialised.
+ * One message as exactly one line: compact JSON (which escapes every line break inside strings,
+ * including U+0085, U+2028 and U+2029) and a final `\n`. Throws a TypeError that says why when the
+ * message cannot be serialised.
  */
 export function serialize(message: JsonRpcMessage): string {
   let text: string | undefined;
@@ -16,5 +22,5 @@ export function serialize(message: JsonRpcMessage): string {
   if (typeof text !== 'string' || text[0] !== '{') {
     throw new TypeError('a JSON-RPC message must serialise to a JSON object');
   }
-  return `${text}\n`;
+  return `${text.replace(UNESCAPED_LINE_BREAKS, escapeLineBreak)}\n`;
 }

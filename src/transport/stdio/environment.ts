@@ -68,3 +68,30 @@ export async function buildEnvironment(
   }
   return env;
 }
+
+/**
+ * The values in `env` (built by buildEnvironment) that came from a Secret of `userEnv`: what must
+ * never appear in an error, even indirectly (a Secret PATH is in every "not found" message).
+ */
+export function secretValues(
+  env: Readonly<Record<string, string>>,
+  userEnv: ReadonlyArray<readonly [string, EnvValue]>,
+  platform: NodeJS.Platform,
+): string[] {
+  const winners = new Map<string, readonly [string, EnvValue]>();
+  for (const entry of userEnv) {
+    winners.set(caseInsensitive(platform) ? entry[0].toUpperCase() : entry[0], entry);
+  }
+  const values: string[] = [];
+  for (const [name, value] of winners.values()) {
+    const plain = env[name];
+    if (isSecret(value) && plain) values.push(plain);
+  }
+  // Longest first, so a secret that contains another is hidden whole.
+  return values.sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every occurrence of each secret value replaced by `[Secret]`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((result, secret) => result.split(secret).join('[Secret]'), text);
+}

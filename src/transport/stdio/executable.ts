@@ -39,19 +39,36 @@ export const defaultProbe: Probe = (file, platform) => {
 const DEFAULT_PATHEXT = '.COM;.EXE;.BAT;.CMD';
 
 function windowsCandidates(file: string, pathExt: string | undefined): string[] {
+  // Trimmed: Windows ignores a name's trailing spaces and dots, so a stray ".CMD " entry would find
+  // npx.cmd under a name isBatchFile could miss.
   const extensions = (pathExt || DEFAULT_PATHEXT)
     .split(';')
-    .filter(Boolean)
-    .map((ext) => ext.toLowerCase());
+    .map((ext) => ext.trim().toLowerCase())
+    .filter(Boolean);
   const own = path.win32.extname(file).toLowerCase();
   const withExtensions = extensions.map((ext) => file + ext);
   return own && extensions.includes(own) ? [file, ...withExtensions] : withExtensions;
 }
 
+/** A command with a separator is a path (resolved against cwd), not a name to look up in PATH. */
+export function hasPathSeparator(command: string, platform: NodeJS.Platform): boolean {
+  return platform === 'win32' ? /[\\/]/.test(command) : command.includes('/');
+}
+
+/** The PATH entries to search, in order. Windows allows an entry in double quotes. */
+function pathEntries(pathValue: string | undefined, platform: NodeJS.Platform): string[] {
+  if (platform !== 'win32') return (pathValue ?? '').split(':').filter(Boolean);
+  return (pathValue ?? '')
+    .split(';')
+    .map((entry) => (/^".*"$/.test(entry) ? entry.slice(1, -1) : entry))
+    .filter(Boolean);
+}
+
 /**
  * Finds the file to execute, as the OS would but against the child's PATH: a name is looked up
  * in each PATH entry (with PATHEXT on Windows); a path with a separator is resolved against cwd.
- * Empty PATH entries are skipped rather than meaning "the current directory".
+ * Empty PATH entries are skipped rather than meaning "the current directory"; a relative entry is
+ * resolved against cwd, as the child (which changes to cwd before it executes) would resolve it.
  */
 export function resolveExecutable(
   command: string,
@@ -61,16 +78,12 @@ export function resolveExecutable(
   const { platform } = context;
   const api = platform === 'win32' ? path.win32 : path.posix;
   const expand = (file: string) => (platform === 'win32' ? windowsCandidates(file, context.pathExt) : [file]);
-  const hasSeparator = platform === 'win32' ? /[\\/]/.test(command) : command.includes('/');
-
-  const directories = hasSeparator
-    ? [undefined]
-    : (context.pathValue ?? '').split(platform === 'win32' ? ';' : ':').filter(Boolean);
+  const directories = hasPathSeparator(command, platform) ? [''] : pathEntries(context.pathValue, platform);
 
   const searched: string[] = [];
   let notExecutable: string | undefined;
   for (const directory of directories) {
-    const base = directory === undefined ? api.resolve(context.cwd, command) : api.join(directory, command);
+    const base = api.resolve(context.cwd, directory, command);
     for (const candidate of expand(base)) {
       searched.push(candidate);
       const found = probe(candidate, platform);
@@ -82,10 +95,12 @@ export function resolveExecutable(
   return { ok: false, problem: 'missing', searched };
 }
 
-const BATCH_METACHARACTERS = /["%^&|<>]/;
+/** cmd.exe interprets these; a line break would also cut the command line short. */
+const BATCH_METACHARACTERS = /["%^&|<>\r\n]/;
 
+/** Windows ignores trailing spaces and dots in a file name: `run.bat. ` runs run.bat. */
 export function isBatchFile(file: string, platform: NodeJS.Platform): boolean {
-  return platform === 'win32' && /\.(bat|cmd)$/i.test(file);
+  return platform === 'win32' && /\.(bat|cmd)[. ]*$/i.test(file);
 }
 
 /**
@@ -107,7 +122,10 @@ export function batchFileProblem(
   }
   const index = args.findIndex((arg) => BATCH_METACHARACTERS.test(arg));
   if (index !== -1) {
-    return `args[${index}] contains one of "%^&|<> which cmd.exe would interpret; batch files cannot receive it safely`;
+    return (
+      `args[${index}] contains one of "%^&|<> or a line break, which cmd.exe would interpret; ` +
+      'batch files cannot receive it safely: point command at the real executable (e.g. node.exe) instead'
+    );
   }
   return undefined;
 }

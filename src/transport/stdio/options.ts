@@ -101,32 +101,35 @@ export function resolveStdioOptions(
       `${at(prefix, 'type')} must be 'stdio', got ${describe(input.type)}`,
     );
   }
+  // Only an absent option (undefined) takes the default: null is a wrong value like any other.
+  const given = (name: (typeof STDIO_KEYS)[number], fallback: unknown): unknown =>
+    input[name] === undefined ? fallback : input[name];
   return {
     command: normalizeCommand(input.command, at(prefix, 'command')),
-    args: normalizeArgs(input.args ?? [], at(prefix, 'args')),
-    env: normalizeEnv(input.env ?? {}, at(prefix, 'env')),
+    args: normalizeArgs(given('args', []), at(prefix, 'args')),
+    env: normalizeEnv(given('env', {}), at(prefix, 'env')),
     cwd: input.cwd === undefined ? undefined : normalizeCwd(input.cwd, at(prefix, 'cwd'), platform),
-    stderr: normalizeStderr(input.stderr ?? 'inherit', at(prefix, 'stderr'), platform),
-    allowBatchFiles: booleanOption(input.allowBatchFiles ?? false, at(prefix, 'allowBatchFiles')),
+    stderr: normalizeStderr(given('stderr', 'inherit'), at(prefix, 'stderr'), platform),
+    allowBatchFiles: booleanOption(given('allowBatchFiles', false), at(prefix, 'allowBatchFiles')),
     maxMessageBytes: integerOption(
-      input.maxMessageBytes ?? STDIO_DEFAULTS.maxMessageBytes,
+      given('maxMessageBytes', STDIO_DEFAULTS.maxMessageBytes),
       at(prefix, 'maxMessageBytes'),
       'bytes',
       1,
     ),
     maxJunkLines: integerOption(
-      input.maxJunkLines ?? STDIO_DEFAULTS.maxJunkLines,
+      given('maxJunkLines', STDIO_DEFAULTS.maxJunkLines),
       at(prefix, 'maxJunkLines'),
       'lines',
     ),
     maxWriteQueueBytes: integerOption(
-      input.maxWriteQueueBytes ?? STDIO_DEFAULTS.maxWriteQueueBytes,
+      given('maxWriteQueueBytes', STDIO_DEFAULTS.maxWriteQueueBytes),
       at(prefix, 'maxWriteQueueBytes'),
       'bytes',
       1,
     ),
-    stdinGrace: integerOption(input.stdinGrace ?? STDIO_DEFAULTS.stdinGrace, at(prefix, 'stdinGrace'), 'ms'),
-    termGrace: integerOption(input.termGrace ?? STDIO_DEFAULTS.termGrace, at(prefix, 'termGrace'), 'ms'),
+    stdinGrace: integerOption(given('stdinGrace', STDIO_DEFAULTS.stdinGrace), at(prefix, 'stdinGrace'), 'ms'),
+    termGrace: integerOption(given('termGrace', STDIO_DEFAULTS.termGrace), at(prefix, 'termGrace'), 'ms'),
   };
 }
 
@@ -165,7 +168,8 @@ export function normalizeEnv(value: unknown, key: string): ReadonlyArray<readonl
   let entries: unknown[];
   if (Array.isArray(value)) {
     entries = value;
-  } else if (typeof value === 'object' && value !== null && !isSecret(value)) {
+  } else if (isPlainObject(value)) {
+    // Only a plain object: Object.entries of a Map (or any class instance) would silently be empty.
     entries = Object.entries(value);
   } else {
     throw new ConfigError(
@@ -196,6 +200,12 @@ export function normalizeEnv(value: unknown, key: string): ReadonlyArray<readonl
   );
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 function pathApi(platform: NodeJS.Platform) {
   return platform === 'win32' ? path.win32 : path.posix;
 }
@@ -211,9 +221,17 @@ export function normalizeCwd(value: unknown, key: string, platform: NodeJS.Platf
   try {
     isDirectory = statSync(value).isDirectory();
   } catch {
-    throw new ConfigError(key, `${key} does not exist: ${describe(value)}`);
+    throw new ConfigError(
+      key,
+      `${key} must be an existing directory, but ${describe(value)} does not exist: create it or fix the path`,
+    );
   }
-  if (!isDirectory) throw new ConfigError(key, `${key} is not a directory: ${describe(value)}`);
+  if (!isDirectory) {
+    throw new ConfigError(
+      key,
+      `${key} must be a directory, but ${describe(value)} is not one: give the directory the server runs in`,
+    );
+  }
   return value;
 }
 

@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { channels, debug } from '../../diagnostics.js';
 import {
   ConfigError,
@@ -12,8 +13,14 @@ import {
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
-import { buildEnvironment, getVariable } from './environment.js';
-import { batchFileInvocation, batchFileProblem, isBatchFile, resolveExecutable } from './executable.js';
+import { buildEnvironment, getVariable, redact, secretValues } from './environment.js';
+import {
+  batchFileInvocation,
+  batchFileProblem,
+  hasPathSeparator,
+  isBatchFile,
+  resolveExecutable,
+} from './executable.js';
 import { trackLiveServer, untrackLiveServer } from './exit-hook.js';
 import { Framer } from './framer.js';
 import { type ResolvedStdioOptions, resolveStdioOptions, type StdioOptions } from './options.js';
@@ -179,7 +186,21 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
         },
       );
     }
+    // No Secret's value (PATH itself may be one) may reach a message, a cause or a close reason.
+    const secrets = secretValues(env, options.env, platform);
+    const fail = (message: string, cause?: unknown, retryable = false) => {
+      const safeCause = cause !== undefined && redact(inspect(cause), secrets) === inspect(cause);
+      return new SpawnError(redact(message, secrets), options.command, retryable, {
+        server: this.#name,
+        ...(safeCause ? { cause } : {}),
+      });
+    };
     const cwd = options.cwd ?? process.cwd();
+    // Checked when the options were validated, but it may have been removed since; spawn would
+    // then report ENOENT for the executable.
+    if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+      throw fail(`the working directory ${cwd} does not exist any more`);
+    }
     const pathValue = getVariable(env, 'PATH', platform);
     const found = resolveExecutable(options.command, {
       platform,
@@ -191,11 +212,11 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
       const message =
         found.problem === 'missing'
           ? `${options.command} was not found` +
-            (options.command.includes('/')
+            (hasPathSeparator(options.command, platform)
               ? ` (resolved against ${cwd})`
               : ` in PATH=${pathValue ?? '(unset)'}`)
           : `${found.file} is not executable (EACCES): check its permissions (chmod +x) or run it through its interpreter`;
-      throw new SpawnError(message, options.command, false, { server: this.#name });
+      throw fail(message);
     }
     const refused = batchFileProblem(found.file, options.args, options.allowBatchFiles, platform);
     if (refused)
@@ -222,11 +243,9 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
       try {
         stderr = openSync(options.stderr.path, 'a');
       } catch (error) {
-        throw new SpawnError(
+        throw fail(
           `the stderr file ${options.stderr.path} cannot be opened: ${(error as Error).message}`,
-          options.command,
-          false,
-          { server: this.#name, cause: error },
+          error,
         );
       }
     }
@@ -243,15 +262,7 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
         shell: false,
       }) as ChildProcessWithoutNullStreams;
     } catch (error) {
-      throw new SpawnError(
-        `${file} could not be spawned: ${(error as Error).message}`,
-        options.command,
-        false,
-        {
-          server: this.#name,
-          cause: error,
-        },
-      );
+      throw fail(`${file} could not be spawned: ${(error as Error).message}`, error);
     } finally {
       // The child holds its own copy of the descriptor now.
       if (typeof stderr === 'number') closeSync(stderr);
@@ -264,12 +275,12 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
       const onError = (error: NodeJS.ErrnoException) => {
         child.off('spawn', onSpawn);
         const retryable = error.code !== 'ENOENT' && error.code !== 'EACCES';
-        reject(
-          new SpawnError(`${file} could not be started: ${error.message}`, options.command, retryable, {
-            server: this.#name,
-            cause: error,
-          }),
-        );
+        // The file was found, so ENOENT means what it needs to run is missing.
+        const hint =
+          error.code === 'ENOENT'
+            ? ': the file exists, so its interpreter (the #! line) or a library it loads is missing'
+            : '';
+        reject(fail(`${file} could not be started: ${error.message}${hint}`, error, retryable));
       };
       child.once('spawn', onSpawn);
       child.once('error', onError);
@@ -296,7 +307,15 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
       maxMessageBytes: options.maxMessageBytes,
       maxJunkLines: options.maxJunkLines,
       onMessage: (classified) => {
-        if (this.#state === 'open') this.emit('message', classified.message);
+        if (this.#state !== 'open') return;
+        try {
+          this.emit('message', classified.message);
+        } catch (error) {
+          // A listener's exception is its own: surface it without losing the rest of this chunk.
+          process.nextTick(() => {
+            throw error;
+          });
+        }
       },
       onJunk: (reason, bytes, text) => {
         debug(

@@ -1,0 +1,314 @@
+import { EventEmitter } from 'node:events';
+import { debug } from '../diagnostics.js';
+import { AbortError, ConnectionClosedError, McpError, RequestTimeoutError } from '../errors.js';
+import type {
+  JsonObject,
+  JsonRpcErrorObject,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  RequestId,
+} from '../jsonrpc/messages.js';
+import type { CloseReason, Transport } from '../transport/transport.js';
+
+/** A `notifications/progress` payload. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Per-request options, in both eras. Durations in milliseconds. */
+export interface RequestOptions {
+  /** Aborting rejects with an AbortError and, if the request was sent, writes `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** Time to wait for the answer. @defaultValue the client's `requestTimeout` (60000) */
+  timeout?: number;
+  /** Receives every progress notification for this request, in order; sets a progress token. */
+  onProgress?: (progress: Progress) => void;
+  /** Restart the timeout on each progress notification. @defaultValue false */
+  resetTimeoutOnProgress?: boolean;
+  /** A hard cap on the whole request, enforced by its own timer, progress or not. */
+  maxTotalTimeout?: number;
+}
+
+/** Options only the library itself sets. */
+export interface InternalRequestOptions extends RequestOptions {
+  /** False for requests that must never be cancelled on the wire (`initialize`, the era probe). */
+  cancelOnWire?: boolean;
+  /** A chosen id (listen requests use string ids); by default the next integer. */
+  id?: RequestId;
+}
+
+interface Pending {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly cancelOnWire: boolean;
+  readonly timeout: number;
+  timer: NodeJS.Timeout | undefined;
+  totalTimer: NodeJS.Timeout | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  onProgress: ((progress: Progress) => void) | undefined;
+  resetTimeoutOnProgress: boolean;
+}
+
+export interface ConnectionEvents {
+  notification: [notification: JsonRpcNotification];
+  close: [reason: CloseReason];
+}
+
+/** setTimeout's ceiling; longer waits would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Runs a user callback without letting its exception break our message loop. */
+function callUser(callback: () => void): void {
+  try {
+    callback();
+  } catch (error) {
+    process.nextTick(() => {
+      throw error;
+    });
+  }
+}
+
+/**
+ * JSON-RPC over one transport instance: unique ids, the pending map, timeouts, AbortSignal ->
+ * `notifications/cancelled`, progress routing. Every request settles exactly once: its result,
+ * the server's error (McpError), or a typed rejection; none stays pending once the transport closes.
+ */
+export class Connection extends EventEmitter<ConnectionEvents> {
+  readonly #transport: Transport;
+  readonly #name: string | undefined;
+  readonly #defaultTimeout: number;
+  readonly #pending = new Map<RequestId, Pending>();
+  #nextId = 1;
+  #closeReason: CloseReason | undefined;
+  /** Called for each request the server sends; by default they are dropped (the modern rule). */
+  onRequest: ((request: JsonRpcRequest) => void) | undefined;
+
+  constructor(transport: Transport, options: { name?: string; requestTimeout: number }) {
+    super();
+    this.#transport = transport;
+    this.#name = options.name;
+    this.#defaultTimeout = options.requestTimeout;
+    transport.on('message', (message) => this.#onMessage(message));
+    transport.on('close', (reason) => this.#onClose(reason));
+  }
+
+  get transport(): Transport {
+    return this.#transport;
+  }
+
+  get closeReason(): CloseReason | undefined {
+    return this.#closeReason;
+  }
+
+  /** Requests still waiting for an answer. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
+    return this.start(method, params, options).promise;
+  }
+
+  /** Sends a request and returns its id with the promise, so the caller can `abandon` it. */
+  start(
+    method: string,
+    params?: JsonObject,
+    options: InternalRequestOptions = {},
+  ): { id: RequestId | undefined; promise: Promise<unknown> } {
+    if (this.#closeReason) {
+      return {
+        id: undefined,
+        promise: Promise.reject(new ConnectionClosedError(this.#closeReason, { server: this.#name, method })),
+      };
+    }
+    const { signal } = options;
+    if (signal?.aborted) {
+      return {
+        id: undefined,
+        promise: Promise.reject(new AbortError(method, signal.reason, { server: this.#name })),
+      };
+    }
+    const id = options.id ?? this.#nextId++;
+    if (options.onProgress) {
+      params = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
+    }
+    let pending!: Pending;
+    const promise = new Promise<unknown>((resolve, reject) => {
+      pending = {
+        id,
+        method,
+        resolve,
+        reject,
+        cancelOnWire: options.cancelOnWire ?? true,
+        timeout: options.timeout ?? this.#defaultTimeout,
+        timer: undefined,
+        totalTimer: undefined,
+        signal,
+        onAbort: undefined,
+        onProgress: options.onProgress,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+      };
+    });
+    this.#pending.set(id, pending);
+    if (Number.isFinite(pending.timeout)) {
+      pending.timer = setTimeout(this.#onTimeout, Math.min(pending.timeout, MAX_TIMER_MS), pending, false);
+    }
+    if (options.maxTotalTimeout !== undefined && Number.isFinite(options.maxTotalTimeout)) {
+      pending.totalTimer = setTimeout(
+        this.#onTimeout,
+        Math.min(options.maxTotalTimeout, MAX_TIMER_MS),
+        pending,
+        true,
+        options.maxTotalTimeout,
+      );
+    }
+    if (signal) {
+      pending.onAbort = () =>
+        this.#settle(
+          pending,
+          new AbortError(method, signal.reason, { server: this.#name }),
+          undefined,
+          'aborted',
+        );
+      signal.addEventListener('abort', pending.onAbort, { once: true });
+    }
+    const message: JsonRpcRequest =
+      params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+    try {
+      this.#transport.send(message);
+    } catch (error) {
+      this.#settle(pending, error as Error);
+    }
+    return { id, promise };
+  }
+
+  /** Sends a notification; throws ConnectionClosedError once closed. */
+  notify(method: string, params?: JsonObject): void {
+    this.#transport.send(
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
+    );
+  }
+
+  /** Answers a server request (legacy era only). Dropped if the connection has closed. */
+  respond(id: RequestId, outcome: { result: unknown } | { error: JsonRpcErrorObject }): void {
+    if (this.#closeReason) {
+      debug('%s: not answering server request %s: the connection is closed', this.#name ?? 'client', id);
+      return;
+    }
+    this.#transport.send({ jsonrpc: '2.0', id, ...outcome } as JsonRpcMessage);
+  }
+
+  /** Stops waiting for a request locally, writing nothing; a late answer is dropped. */
+  abandon(id: RequestId | undefined, error: Error): void {
+    const pending = id === undefined ? undefined : this.#pending.get(id);
+    if (pending) this.#settle(pending, error);
+  }
+
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  readonly #onTimeout = (pending: Pending, total: boolean, totalMs?: number) => {
+    const error = new RequestTimeoutError(pending.method, total ? totalMs! : pending.timeout, {
+      server: this.#name,
+      total,
+    });
+    this.#settle(pending, error, undefined, total ? 'maxTotalTimeout expired' : 'timeout');
+  };
+
+  #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
+    if (this.#pending.get(pending.id) !== pending) return;
+    this.#pending.delete(pending.id);
+    clearTimeout(pending.timer);
+    clearTimeout(pending.totalTimer);
+    if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
+    if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
+      try {
+        this.notify('notifications/cancelled', { requestId: pending.id, reason: cancelReason });
+      } catch (sendError) {
+        debug(
+          '%s: could not cancel request %s: %s',
+          this.#name ?? 'client',
+          pending.id,
+          (sendError as Error).message,
+        );
+      }
+    }
+    if (error) pending.reject(error);
+    else pending.resolve(result);
+  }
+
+  #onMessage(message: JsonRpcMessage): void {
+    if ('method' in message) {
+      if ('id' in message) {
+        if (this.onRequest) this.onRequest(message as JsonRpcRequest);
+        else
+          debug(
+            '%s: dropped request %s from the server (%s)',
+            this.#name ?? 'client',
+            message.id,
+            message.method,
+          );
+        return;
+      }
+      if (message.method === 'notifications/progress') this.#onProgress(message);
+      this.emit('notification', message);
+      return;
+    }
+    const id = message.id;
+    const pending = id === undefined || id === null ? undefined : this.#pending.get(id);
+    if (!pending) {
+      if ('error' in message && (id === undefined || id === null)) {
+        debug('%s: the server reported an error without an id: %j', this.#name ?? 'client', message.error);
+      } else {
+        debug('%s: dropped a response to unknown or settled request %s', this.#name ?? 'client', id);
+      }
+      return;
+    }
+    if ('error' in message) {
+      const { code, message: text, data } = message.error;
+      this.#settle(pending, new McpError(code, text, data, { server: this.#name }));
+    } else {
+      this.#settle(pending, undefined, message.result);
+    }
+  }
+
+  #onProgress(notification: JsonRpcNotification): void {
+    const params = notification.params as unknown as ({ progressToken?: RequestId } & Progress) | undefined;
+    const pending = params?.progressToken === undefined ? undefined : this.#pending.get(params.progressToken);
+    if (!pending?.onProgress) {
+      debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
+      return;
+    }
+    if (pending.resetTimeoutOnProgress) pending.timer?.refresh();
+    const {
+      progressToken: _token,
+      _meta: _ignored,
+      ...progress
+    } = params as Progress & {
+      progressToken: RequestId;
+      _meta?: unknown;
+    };
+    const onProgress = pending.onProgress;
+    callUser(() => onProgress(progress));
+  }
+
+  #onClose(reason: CloseReason): void {
+    this.#closeReason = reason;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const entry of pending) {
+      clearTimeout(entry.timer);
+      clearTimeout(entry.totalTimer);
+      if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
+      entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));
+    }
+    this.emit('close', reason);
+  }
+}

@@ -1,0 +1,346 @@
+import { debug } from '../../diagnostics.js';
+import {
+  ConnectionClosedError,
+  McpError,
+  ProtocolError,
+  UnsupportedProtocolVersionError,
+} from '../../errors.js';
+import {
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from '../../jsonrpc/error-codes.js';
+import type { JsonRpcRequest } from '../../jsonrpc/messages.js';
+import {
+  bestCommonVersion,
+  type Era,
+  LATEST_LEGACY_VERSION,
+  LATEST_MODERN_VERSION,
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+} from '../../protocol/versions.js';
+import type { Connection } from '../connection.js';
+import { initializeParams, LegacySession, readInitializeResult } from './legacy.js';
+import { type DiscoverResult, ModernSession, modernMeta, readDiscoverResult } from './modern.js';
+import type { Session, SessionContext } from './session.js';
+
+/** `'auto'` probes with `server/discover`; `'modern'` and `'legacy'` skip the probe. */
+export type ProtocolMode = 'auto' | 'modern' | 'legacy';
+
+/** What the client remembers about a server configuration between its processes. */
+export interface EraMemory {
+  era: Era;
+  version: string;
+  /** Modern: the discover result, reused after a restart instead of probing again. */
+  discovered?: DiscoverResult;
+}
+
+/** How the probe went, as a pure classification of what came back. */
+export type ProbeOutcome =
+  | { kind: 'modern'; version: string; discovered: DiscoverResult }
+  /** A recognised modern error (-32022) naming versions: retry with this modern one. */
+  | { kind: 'retry-modern'; version: string }
+  /** Go legacy, with this version (the newest we have, or one a -32022 list offered). */
+  | { kind: 'legacy'; version: string; why: string }
+  | { kind: 'unsupported'; supported: string[]; requested: string }
+  | { kind: 'fatal'; error: Error };
+
+/**
+ * Classifies the probe's answer. The fallback to legacy is never keyed to one error code:
+ * anything that is not a DiscoverResult or a recognised modern error means legacy.
+ */
+export function classifyProbe(
+  answer: { result: unknown } | { error: unknown },
+  requested: string,
+): ProbeOutcome {
+  if ('result' in answer) {
+    const discovered = readDiscoverResult(answer.result);
+    if (!discovered)
+      return {
+        kind: 'legacy',
+        version: LATEST_LEGACY_VERSION,
+        why: 'the probe result is not a DiscoverResult',
+      };
+    const common = bestCommonVersion(discovered.supportedVersions);
+    if (!common) return { kind: 'unsupported', supported: discovered.supportedVersions, requested };
+    if (common.era === 'legacy')
+      return { kind: 'legacy', version: common.version, why: 'the only common version is legacy' };
+    return { kind: 'modern', version: common.version, discovered };
+  }
+  const error = answer.error;
+  if (error instanceof McpError) {
+    const data = error.data as { supported?: unknown; requiredCapabilities?: unknown } | undefined;
+    if (error.code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported)) {
+      const supported = data.supported.filter((v): v is string => typeof v === 'string');
+      const common = bestCommonVersion(supported);
+      if (!common) return { kind: 'unsupported', supported, requested };
+      if (common.era === 'legacy')
+        return { kind: 'legacy', version: common.version, why: '-32022 offered only legacy versions' };
+      if (common.version === requested) {
+        return {
+          kind: 'fatal',
+          error: new ProtocolError(`the server refused ${requested} while listing it as supported`),
+        };
+      }
+      return { kind: 'retry-modern', version: common.version };
+    }
+    if (error.code === MISSING_REQUIRED_CLIENT_CAPABILITY && typeof data?.requiredCapabilities === 'object') {
+      return { kind: 'fatal', error };
+    }
+    return {
+      kind: 'legacy',
+      version: LATEST_LEGACY_VERSION,
+      why: `the probe was answered with error ${error.code}`,
+    };
+  }
+  return { kind: 'legacy', version: LATEST_LEGACY_VERSION, why: (error as Error).message };
+}
+
+/** The process exited while it was being probed: restart it and go straight to `initialize`. */
+export class ProbeExitError extends Error {
+  constructor(override readonly cause: ConnectionClosedError) {
+    super(`the server exited during the era probe (${cause.message})`);
+  }
+}
+
+const PROBE_TIMED_OUT = Symbol('probe timed out');
+
+export interface EstablishOptions {
+  mode: ProtocolMode;
+  probeTimeout: number;
+  memory: EraMemory | undefined;
+  /** How long `initialize` (and the modern discover) may take. */
+  handshakeTimeout: number;
+}
+
+/**
+ * Opens the session on a fresh connection: from memory if we have one, else by the probe, the
+ * legacy handshake, or both. Server requests that arrive before the era is known are held, then
+ * answered (legacy) or dropped (modern).
+ */
+export async function establishSession(
+  connection: Connection,
+  context: SessionContext,
+  options: EstablishOptions,
+): Promise<Session> {
+  const held: JsonRpcRequest[] = [];
+  connection.onRequest = (request) => held.push(request);
+  const session = await chooseSession(connection, context, options);
+  if (session instanceof LegacySession) {
+    await session.finishHandshake();
+    for (const request of held) session.answer(request);
+  } else {
+    connection.onRequest = undefined;
+    if (held.length > 0) debug('%s: dropped %d requests from a modern server', context.name, held.length);
+  }
+  return session;
+}
+
+async function chooseSession(connection: Connection, context: SessionContext, options: EstablishOptions) {
+  const { memory } = options;
+  if (options.mode === 'legacy') return legacy(connection, context, LATEST_LEGACY_VERSION, options);
+  if (options.mode === 'modern') return modernByDiscover(connection, context, LATEST_MODERN_VERSION, options);
+  if (memory?.era === 'modern' && memory.discovered) {
+    return new ModernSession(connection, context, memory.version, memory.discovered);
+  }
+  if (memory?.era === 'legacy') {
+    try {
+      return await legacy(connection, context, memory.version, options);
+    } catch (error) {
+      // The remembered era was wrong the way a wrong era fails: probe this process afresh.
+      if (!(error instanceof McpError)) throw error;
+      debug('%s: initialize failed (%s); probing again', context.name, error.message);
+    }
+  }
+  return probe(connection, context, options);
+}
+
+async function probe(
+  connection: Connection,
+  context: SessionContext,
+  options: EstablishOptions,
+): Promise<Session> {
+  const requested = LATEST_MODERN_VERSION;
+  const started = connection.start(
+    'server/discover',
+    { _meta: modernMeta(context, requested) },
+    // The probe is never cancelled on the wire (a legacy server wants initialize first) and is
+    // kept alive past probeTimeout, so a late DiscoverResult can still win.
+    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY },
+  );
+  const answer = started.promise.then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const first = await Promise.race([
+    answer,
+    new Promise<typeof PROBE_TIMED_OUT>((resolve) => {
+      timer = setTimeout(resolve, options.probeTimeout, PROBE_TIMED_OUT);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
+    throw new ProbeExitError(first.error);
+  }
+  if (first === PROBE_TIMED_OUT) {
+    debug(
+      '%s: no answer to server/discover within %d ms; trying initialize',
+      context.name,
+      options.probeTimeout,
+    );
+    return legacyOrLateModern(connection, context, options, started.id, answer);
+  }
+  return followOutcome(connection, context, options, classifyProbe(first, requested), true);
+}
+
+async function followOutcome(
+  connection: Connection,
+  context: SessionContext,
+  options: EstablishOptions,
+  outcome: ProbeOutcome,
+  mayRetry: boolean,
+): Promise<Session> {
+  switch (outcome.kind) {
+    case 'modern':
+      return new ModernSession(connection, context, outcome.version, outcome.discovered);
+    case 'retry-modern':
+      if (!mayRetry)
+        throw new UnsupportedProtocolVersionError([outcome.version], LATEST_MODERN_VERSION, {
+          server: context.name,
+        });
+      return modernByDiscover(connection, context, outcome.version, options);
+    case 'legacy':
+      debug('%s: legacy era (%s)', context.name, outcome.why);
+      return legacy(connection, context, outcome.version, options, mayRetry);
+    case 'unsupported':
+      throw new UnsupportedProtocolVersionError(outcome.supported, outcome.requested, {
+        server: context.name,
+      });
+    case 'fatal':
+      throw outcome.error;
+  }
+}
+
+/** `protocol: 'modern'`, or a retry with a version a -32022 named: discover must succeed. */
+async function modernByDiscover(
+  connection: Connection,
+  context: SessionContext,
+  version: string,
+  options: EstablishOptions,
+): Promise<Session> {
+  let result: unknown;
+  try {
+    result = await connection.request(
+      'server/discover',
+      { _meta: modernMeta(context, version) },
+      { timeout: options.handshakeTimeout, cancelOnWire: false },
+    );
+  } catch (error) {
+    if (error instanceof McpError) {
+      const outcome = classifyProbe({ error }, version);
+      if (outcome.kind === 'unsupported' || outcome.kind === 'fatal')
+        return followOutcome(connection, context, options, outcome, false);
+      if (outcome.kind === 'retry-modern' && version === LATEST_MODERN_VERSION) {
+        return followOutcome(connection, context, options, outcome, true);
+      }
+    }
+    throw error;
+  }
+  const discovered = readDiscoverResult(result);
+  if (!discovered)
+    throw new ProtocolError('server/discover returned something that is not a DiscoverResult', {
+      server: context.name,
+    });
+  if (!discovered.supportedVersions.includes(version) && !bestCommonVersion(discovered.supportedVersions)) {
+    throw new UnsupportedProtocolVersionError(discovered.supportedVersions, version, {
+      server: context.name,
+    });
+  }
+  const common = bestCommonVersion(discovered.supportedVersions);
+  const chosen = discovered.supportedVersions.includes(version) ? version : common!.version;
+  if (!(MODERN_VERSIONS as readonly string[]).includes(chosen)) {
+    throw new UnsupportedProtocolVersionError(discovered.supportedVersions, version, {
+      server: context.name,
+    });
+  }
+  return new ModernSession(connection, context, chosen, discovered);
+}
+
+async function legacy(
+  connection: Connection,
+  context: SessionContext,
+  version: string,
+  options: EstablishOptions,
+  mayReprobe = true,
+): Promise<Session> {
+  let result: unknown;
+  try {
+    result = await connection.request('initialize', initializeParams(context, version), {
+      timeout: options.handshakeTimeout,
+      cancelOnWire: false,
+    });
+  } catch (error) {
+    return afterInitializeError(connection, context, options, error, mayReprobe);
+  }
+  return new LegacySession(connection, context, readInitializeResult(result, version, context.name));
+}
+
+/** `initialize` answered -32022 with a list: the server is modern after all; probe once with it. */
+async function afterInitializeError(
+  connection: Connection,
+  context: SessionContext,
+  options: EstablishOptions,
+  error: unknown,
+  mayReprobe: boolean,
+): Promise<Session> {
+  if (mayReprobe && error instanceof McpError && error.code === UNSUPPORTED_PROTOCOL_VERSION) {
+    const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+    const common = Array.isArray(supported) ? bestCommonVersion(supported) : undefined;
+    if (common?.era === 'modern') return modernByDiscover(connection, context, common.version, options);
+    if (common?.era === 'legacy') return legacy(connection, context, common.version, options, false);
+    throw new UnsupportedProtocolVersionError(Array.isArray(supported) ? supported : [], LEGACY_VERSIONS[0], {
+      server: context.name,
+    });
+  }
+  throw error;
+}
+
+/**
+ * The probe timed out: run `initialize`, but keep listening for the probe. Whichever succeeds
+ * first decides the era; the other is abandoned locally (never cancelled on the wire).
+ */
+async function legacyOrLateModern(
+  connection: Connection,
+  context: SessionContext,
+  options: EstablishOptions,
+  probeId: ReturnType<Connection['start']>['id'],
+  probeAnswer: Promise<{ result: unknown } | { error: unknown }>,
+): Promise<Session> {
+  const version = LATEST_LEGACY_VERSION;
+  const init = connection.start('initialize', initializeParams(context, version), {
+    timeout: options.handshakeTimeout,
+    cancelOnWire: false,
+  });
+  const initAnswer = init.promise.then(
+    (result) => ({ from: 'initialize' as const, result }),
+    (error: unknown) => ({ from: 'initialize' as const, error }),
+  );
+  type Winner =
+    | Awaited<typeof initAnswer>
+    | { from: 'probe'; outcome: Extract<ProbeOutcome, { kind: 'modern' }> };
+  const lateModern = probeAnswer.then((answer): Winner | Promise<Winner> => {
+    const outcome = classifyProbe(answer, LATEST_MODERN_VERSION);
+    // Only a usable DiscoverResult can overtake initialize; anything else waits for initialize.
+    return outcome.kind === 'modern' ? { from: 'probe', outcome } : initAnswer;
+  });
+  const winner: Winner = await Promise.race([initAnswer, lateModern]);
+  if (winner.from === 'probe') {
+    debug('%s: a late DiscoverResult arrived; adopting the modern era', context.name);
+    connection.abandon(init.id, new Error('superseded by a late DiscoverResult'));
+    const { version: modernVersion, discovered } = winner.outcome;
+    return new ModernSession(connection, context, modernVersion, discovered);
+  }
+  connection.abandon(probeId, new Error('superseded by initialize'));
+  if ('error' in winner) return afterInitializeError(connection, context, options, winner.error, true);
+  return new LegacySession(connection, context, readInitializeResult(winner.result, version, context.name));
+}

@@ -1,0 +1,29 @@
+import { ProtocolError } from '../../errors.js';
+import { INPUT_METHODS, type InputMethod } from '../../protocol/types.js';
+import type { SessionContext } from './session.js';
+
+export function isInputMethod(method: string): method is InputMethod {
+  return Object.hasOwn(INPUT_METHODS, method);
+}
+
+/**
+ * Answers one input request (legacy: a server request; modern: an `inputRequests` entry) with the
+ * user's handler. Throws ProtocolError when no handler was given for it: the server asked for a
+ * capability this client never declared.
+ */
+export async function runInputHandler(
+  context: SessionContext,
+  method: InputMethod,
+  params: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const kind = INPUT_METHODS[method];
+  const handler = context.handlers[kind];
+  if (!handler) {
+    throw new ProtocolError(
+      `the server asked for ${method}, which this client does not offer (no handlers.${kind} was given)`,
+      { server: context.name },
+    );
+  }
+  return handler(params ?? {}, { server: context.name, signal });
+}

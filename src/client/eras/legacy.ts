@@ -1,0 +1,147 @@
+import { debug } from '../../diagnostics.js';
+import { McpError, UnsupportedProtocolVersionError } from '../../errors.js';
+import { INTERNAL_ERROR, METHOD_NOT_FOUND } from '../../jsonrpc/error-codes.js';
+import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
+import type { LogLevel } from '../../protocol/meta.js';
+import { type Implementation, INPUT_METHODS, type ServerCapabilities } from '../../protocol/types.js';
+import { eraOf } from '../../protocol/versions.js';
+import type { Connection, RequestOptions } from '../connection.js';
+import { isInputMethod, runInputHandler } from './handlers.js';
+import type { Session, SessionContext } from './session.js';
+
+export interface InitializeResult {
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  serverInfo?: Implementation;
+  instructions?: string;
+}
+
+/** The `initialize` request's params for one legacy version. */
+export function initializeParams(context: SessionContext, version: string): JsonObject {
+  return { protocolVersion: version, capabilities: context.capabilities, clientInfo: context.clientInfo };
+}
+
+/**
+ * Checks the server's `initialize` answer. A version we do not implement is fatal: the
+ * InitializeResult schema says the client MUST disconnect.
+ */
+export function readInitializeResult(result: unknown, requested: string, server: string): InitializeResult {
+  const value = (result ?? {}) as Partial<InitializeResult>;
+  const version = value.protocolVersion;
+  if (typeof version !== 'string' || eraOf(version) !== 'legacy') {
+    throw new UnsupportedProtocolVersionError(typeof version === 'string' ? [version] : [], requested, {
+      server,
+    });
+  }
+  return {
+    protocolVersion: version,
+    capabilities: typeof value.capabilities === 'object' && value.capabilities ? value.capabilities : {},
+    serverInfo: value.serverInfo,
+    instructions: typeof value.instructions === 'string' ? value.instructions : undefined,
+  };
+}
+
+/**
+ * The legacy era (2025-11-25 and earlier): the `initialize` handshake has been done on this
+ * connection; requests go as they are; the server's own requests are answered through the
+ * handlers (ping, roots, sampling, elicitation) or with -32601.
+ */
+export class LegacySession implements Session {
+  readonly era = 'legacy' as const;
+  readonly protocolVersion: string;
+  readonly serverInfo: Implementation | undefined;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  readonly #connection: Connection;
+  readonly #context: SessionContext;
+  /** Server requests being answered, by id, so a server cancellation can stop them. */
+  readonly #answering = new Map<RequestId, AbortController>();
+
+  constructor(connection: Connection, context: SessionContext, initialized: InitializeResult) {
+    this.#connection = connection;
+    this.#context = context;
+    this.protocolVersion = initialized.protocolVersion;
+    this.serverInfo = initialized.serverInfo;
+    this.serverCapabilities = initialized.capabilities;
+    this.instructions = initialized.instructions;
+    connection.onRequest = (request) => this.answer(request);
+    connection.on('notification', this.#onNotification);
+    connection.once('close', () => this.dispose());
+  }
+
+  /** Sends `notifications/initialized` and the wanted log level: the end of the handshake. */
+  async finishHandshake(): Promise<void> {
+    this.#connection.notify('notifications/initialized');
+    const level = this.#context.logLevel();
+    if (level) await this.applyLogLevel(level);
+  }
+
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown> {
+    return this.#connection.request(method, params, options);
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    this.#connection.notify(method, params);
+  }
+
+  async applyLogLevel(level: LogLevel): Promise<void> {
+    if (!this.serverCapabilities.logging) {
+      debug('%s: the server does not declare logging; not sending logging/setLevel', this.#context.name);
+      return;
+    }
+    await this.#connection.request('logging/setLevel', { level });
+  }
+
+  /** Answers one server request. Ids may be 0; an unknown method gets -32601. */
+  answer(request: JsonRpcRequest): void {
+    const { id, method } = request;
+    if (method === 'ping') {
+      this.#connection.respond(id, { result: {} });
+      return;
+    }
+    if (!isInputMethod(method)) {
+      this.#connection.respond(id, {
+        error: { code: METHOD_NOT_FOUND, message: `Method not found: ${method}` },
+      });
+      return;
+    }
+    if (!this.#context.handlers[INPUT_METHODS[method]]) {
+      this.#connection.respond(id, {
+        error: { code: METHOD_NOT_FOUND, message: `${method} is not supported by this client` },
+      });
+      return;
+    }
+    const controller = new AbortController();
+    this.#answering.set(id, controller);
+    runInputHandler(this.#context, method, request.params, controller.signal).then(
+      (result) => {
+        if (this.#answering.get(id) !== controller) return;
+        this.#answering.delete(id);
+        this.#connection.respond(id, { result });
+      },
+      (error: unknown) => {
+        if (this.#answering.get(id) !== controller) return;
+        this.#answering.delete(id);
+        const code = error instanceof McpError ? error.code : INTERNAL_ERROR;
+        const message = error instanceof Error ? error.message : String(error);
+        this.#connection.respond(id, { error: { code, message } });
+      },
+    );
+  }
+
+  readonly #onNotification = (notification: JsonRpcNotification) => {
+    if (notification.method !== 'notifications/cancelled') return;
+    const requestId = (notification.params as { requestId?: RequestId } | undefined)?.requestId;
+    const controller = requestId === undefined ? undefined : this.#answering.get(requestId);
+    if (!controller) return;
+    // The server gave up on its request: stop the handler and send no answer.
+    this.#answering.delete(requestId!);
+    controller.abort(new Error(`the server cancelled its request ${requestId}`));
+  };
+
+  dispose(): void {
+    this.#connection.off('notification', this.#onNotification);
+    for (const controller of this.#answering.values()) controller.abort(new Error('the connection closed'));
+    this.#answering.clear();
+  }
+}

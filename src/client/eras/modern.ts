@@ -1,0 +1,200 @@
+import { AbortError, ProtocolError, RequestTimeoutError } from '../../errors.js';
+import type { JsonObject } from '../../jsonrpc/messages.js';
+import {
+  type LogLevel,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+} from '../../protocol/meta.js';
+import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
+import type { Connection, RequestOptions } from '../connection.js';
+import { isInputMethod, runInputHandler } from './handlers.js';
+import type { Session, SessionContext } from './session.js';
+
+export interface DiscoverResult {
+  resultType?: string;
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  ttlMs?: number;
+  cacheScope?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** Methods whose result may be `input_required` (MRTR). */
+const INPUT_REQUIRED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** Rounds of input requests one call may go through before we call the server broken. */
+export const MAX_INPUT_ROUNDS = 10;
+
+/** The per-request `_meta` every modern request carries. */
+export function modernMeta(context: SessionContext, version: string): JsonObject {
+  const meta: JsonObject = {
+    [META_PROTOCOL_VERSION]: version,
+    [META_CLIENT_CAPABILITIES]: context.capabilities,
+    [META_CLIENT_INFO]: context.clientInfo,
+  };
+  const level = context.logLevel();
+  if (level) meta[META_LOG_LEVEL] = level;
+  return meta;
+}
+
+/** `params` with our `_meta` merged over the caller's. */
+export function withModernMeta(params: JsonObject | undefined, meta: JsonObject): JsonObject {
+  const callerMeta = params?._meta as JsonObject | undefined;
+  return { ...params, _meta: callerMeta ? { ...callerMeta, ...meta } : meta };
+}
+
+/** Reads a DiscoverResult leniently; undefined if it is not one. */
+export function readDiscoverResult(result: unknown): DiscoverResult | undefined {
+  const value = result as Partial<DiscoverResult> | null;
+  if (typeof value !== 'object' || value === null || !Array.isArray(value.supportedVersions))
+    return undefined;
+  return {
+    ...value,
+    supportedVersions: value.supportedVersions.filter((v): v is string => typeof v === 'string'),
+    capabilities: typeof value.capabilities === 'object' && value.capabilities ? value.capabilities : {},
+  };
+}
+
+interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+  requestState?: string;
+}
+
+/**
+ * The modern era (2026-07-28): no handshake; every request carries version, capabilities and
+ * client info in `_meta`; `input_required` results are answered through the handlers and the
+ * request retried with `inputResponses` and the untouched `requestState`. Never writes a response.
+ */
+export class ModernSession implements Session {
+  readonly era = 'modern' as const;
+  readonly protocolVersion: string;
+  readonly serverInfo: Implementation | undefined;
+  readonly serverCapabilities: ServerCapabilities;
+  readonly instructions: string | undefined;
+  readonly discovered: DiscoverResult;
+  readonly #connection: Connection;
+  readonly #context: SessionContext;
+
+  constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
+    this.#connection = connection;
+    this.#context = context;
+    this.protocolVersion = version;
+    this.discovered = discovered;
+    this.serverCapabilities = discovered.capabilities;
+    this.instructions = discovered.instructions;
+    this.serverInfo = discovered._meta?.[META_SERVER_INFO] as Implementation | undefined;
+  }
+
+  async request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<unknown> {
+    const timeout = options.timeout ?? this.#context.requestTimeout;
+    const started = Date.now();
+    const remaining = (limit: number | undefined) =>
+      limit === undefined ? undefined : Math.max(1, limit - (Date.now() - started));
+    let round: JsonObject | undefined = params;
+    for (let rounds = 0; ; rounds++) {
+      const meta = modernMeta(this.#context, this.protocolVersion);
+      const result = await this.#connection.request(method, withModernMeta(round, meta), {
+        ...options,
+        timeout: remaining(timeout),
+        maxTotalTimeout: remaining(options.maxTotalTimeout),
+      });
+      const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
+      if (resultType === 'complete') return result;
+      if (resultType !== 'input_required') {
+        throw new ProtocolError(`${method} returned an invalid resultType ${JSON.stringify(resultType)}`, {
+          server: this.#context.name,
+        });
+      }
+      if (!INPUT_REQUIRED_METHODS.has(method)) {
+        throw new ProtocolError(
+          `${method} returned input_required, which only tools/call, prompts/get and resources/read may`,
+          {
+            server: this.#context.name,
+          },
+        );
+      }
+      if (rounds + 1 >= MAX_INPUT_ROUNDS) {
+        throw new ProtocolError(`${method} still asked for input after ${MAX_INPUT_ROUNDS} rounds`, {
+          server: this.#context.name,
+        });
+      }
+      const required = result as InputRequiredResult;
+      const responses = await this.#fulfil(method, required, options.signal, remaining(timeout)!, timeout);
+      // The retry repeats the original params; only the latest answers and state go with it.
+      round = { ...params };
+      if (responses) round.inputResponses = responses;
+      if (required.requestState !== undefined) round.requestState = required.requestState;
+    }
+  }
+
+  async #fulfil(
+    method: string,
+    required: InputRequiredResult,
+    signal: AbortSignal | undefined,
+    budget: number,
+    timeout: number,
+  ): Promise<JsonObject | undefined> {
+    const requests = required.inputRequests;
+    if (requests === undefined || requests === null) return undefined;
+    if (typeof requests !== 'object') {
+      throw new ProtocolError(`${method} returned inputRequests that is not an object`, {
+        server: this.#context.name,
+      });
+    }
+    const controller = new AbortController();
+    const onAbort = () =>
+      controller.abort(new AbortError(method, signal!.reason, { server: this.#context.name }));
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new RequestTimeoutError(method, timeout, { server: this.#context.name })),
+      budget,
+    );
+    const stopped = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    stopped.catch(() => {});
+    try {
+      const entries = await Promise.race([
+        Promise.all(
+          Object.entries(requests).map(async ([key, input]) => {
+            const inputMethod = input?.method;
+            if (typeof inputMethod !== 'string' || !isInputMethod(inputMethod)) {
+              throw new ProtocolError(
+                `${method} asked for an unknown input ${JSON.stringify(inputMethod)} (key ${key})`,
+                {
+                  server: this.#context.name,
+                },
+              );
+            }
+            return [
+              key,
+              await runInputHandler(this.#context, inputMethod, input.params, controller.signal),
+            ] as const;
+          }),
+        ),
+        stopped,
+      ]);
+      return Object.fromEntries(entries);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (!controller.signal.aborted) controller.abort(new Error('the input round is over'));
+    }
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    this.#connection.notify(method, params);
+  }
+
+  async applyLogLevel(_level: LogLevel): Promise<void> {
+    // Sent in every request's _meta from now on; nothing to send now.
+  }
+
+  dispose(): void {}
+}

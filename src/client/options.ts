@@ -1,0 +1,171 @@
+import { createRequire } from 'node:module';
+import { ConfigError } from '../errors.js';
+import { LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
+import type { ClientHandlers, Implementation } from '../protocol/types.js';
+import { resolveStdioOptions, type StdioOptions } from '../transport/stdio/options.js';
+import {
+  at,
+  describe,
+  integerOption,
+  numberInRange,
+  ownProperties,
+  rejectUnknownKeys,
+  stringOption,
+} from '../validate.js';
+import { DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
+import type { ProtocolMode } from './eras/discovery.js';
+
+/** A transport spec: where the server runs. */
+export type TransportSpec = { readonly type: 'stdio' } & StdioOptions;
+
+export interface ClientOptions {
+  /** A label for events, errors and logs. */
+  readonly name: string;
+  /** How to run the server. */
+  readonly transport: TransportSpec;
+  /** Sent as clientInfo in both eras. @defaultValue { name: 'conduit-mcp', version: <package version> } */
+  readonly clientInfo?: Implementation;
+  /** `'auto'` probes with server/discover; `'modern'`/`'legacy'` skip the probe. @defaultValue 'auto' */
+  readonly protocol?: ProtocolMode;
+  /** How long to wait for the probe, ms. @defaultValue 3000 (stdio) */
+  readonly probeTimeout?: number;
+  /** Default per-request timeout, ms. @defaultValue 60000 */
+  readonly requestTimeout?: number;
+  /** Restart policy after the server exits or the transport closes. */
+  readonly reconnect?: Partial<ReconnectPolicy>;
+  /** The server log level wanted; messages arrive as `'log'` events. @defaultValue none */
+  readonly logLevel?: LogLevel;
+  /** Answer the server's input requests (elicitation, sampling, roots); each declares its capability. */
+  readonly handlers?: ClientHandlers;
+}
+
+export interface ResolvedClientOptions {
+  readonly name: string;
+  readonly transport: TransportSpec;
+  readonly clientInfo: Implementation;
+  readonly protocol: ProtocolMode;
+  readonly probeTimeout: number;
+  readonly requestTimeout: number;
+  readonly reconnect: ReconnectPolicy;
+  readonly logLevel: LogLevel | undefined;
+  readonly handlers: ClientHandlers;
+}
+
+const CLIENT_KEYS = [
+  'name',
+  'transport',
+  'clientInfo',
+  'protocol',
+  'probeTimeout',
+  'requestTimeout',
+  'reconnect',
+  'logLevel',
+  'handlers',
+] as const;
+const RECONNECT_KEYS = [
+  'maxReconnects',
+  'initialDelay',
+  'maxDelay',
+  'factor',
+  'jitter',
+  'resetAfter',
+] as const;
+const HANDLER_KEYS = ['elicitation', 'sampling', 'roots'] as const;
+
+export const STDIO_PROBE_TIMEOUT = 3000;
+export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+
+const packageVersion: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
+  .version;
+
+/** Our default clientInfo. */
+export const DEFAULT_CLIENT_INFO: Implementation = { name: 'conduit-mcp', version: packageVersion };
+
+/** Validates ClientOptions in one pass; every problem throws ConfigError naming the key. */
+export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
+  const input = ownProperties(raw, 'options');
+  rejectUnknownKeys(input, CLIENT_KEYS, '');
+  const name = stringOption(input.name, 'name');
+  const transportInput = ownProperties(input.transport, 'transport');
+  if (transportInput.type !== 'stdio') {
+    throw new ConfigError(
+      'transport.type',
+      `transport.type must be 'stdio' (the only transport so far), got ${describe(transportInput.type)}`,
+    );
+  }
+  // Validated now so a mistake fails at construction; each start validates its own copy again.
+  resolveStdioOptions(transportInput, 'transport');
+  return {
+    name,
+    transport: { ...transportInput } as unknown as TransportSpec,
+    clientInfo: normalizeClientInfo(input.clientInfo),
+    protocol: normalizeProtocol(input.protocol ?? 'auto'),
+    probeTimeout: integerOption(input.probeTimeout ?? STDIO_PROBE_TIMEOUT, 'probeTimeout', 'ms'),
+    requestTimeout: integerOption(input.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT, 'requestTimeout', 'ms', 1),
+    reconnect: normalizeReconnect(input.reconnect ?? {}),
+    logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
+    handlers: normalizeHandlers(input.handlers ?? {}),
+  };
+}
+
+function normalizeClientInfo(value: unknown): Implementation {
+  if (value === undefined) return DEFAULT_CLIENT_INFO;
+  const info = ownProperties(value, 'clientInfo');
+  stringOption(info.name, 'clientInfo.name');
+  stringOption(info.version, 'clientInfo.version');
+  return { ...info } as Implementation;
+}
+
+function normalizeProtocol(value: unknown): ProtocolMode {
+  if (value === 'auto' || value === 'modern' || value === 'legacy') return value;
+  throw new ConfigError('protocol', `protocol must be 'auto', 'modern' or 'legacy', got ${describe(value)}`);
+}
+
+export function normalizeLogLevel(value: unknown, key: string): LogLevel {
+  if (typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value))
+    return value as LogLevel;
+  throw new ConfigError(key, `${key} must be one of ${LOG_LEVELS.join(', ')}, got ${describe(value)}`);
+}
+
+function normalizeReconnect(value: unknown): ReconnectPolicy {
+  const input = ownProperties(value, 'reconnect');
+  rejectUnknownKeys(input, RECONNECT_KEYS, 'reconnect');
+  const key = (name: string) => at('reconnect', name);
+  const policy: ReconnectPolicy = {
+    maxReconnects: integerOption(
+      input.maxReconnects ?? DEFAULT_RECONNECT.maxReconnects,
+      key('maxReconnects'),
+      'attempts',
+    ),
+    initialDelay: integerOption(
+      input.initialDelay ?? DEFAULT_RECONNECT.initialDelay,
+      key('initialDelay'),
+      'ms',
+    ),
+    maxDelay: integerOption(input.maxDelay ?? DEFAULT_RECONNECT.maxDelay, key('maxDelay'), 'ms'),
+    factor: numberInRange(input.factor ?? DEFAULT_RECONNECT.factor, key('factor'), 1, 100),
+    jitter: numberInRange(input.jitter ?? DEFAULT_RECONNECT.jitter, key('jitter'), 0, 1),
+    resetAfter: integerOption(input.resetAfter ?? DEFAULT_RECONNECT.resetAfter, key('resetAfter'), 'ms'),
+  };
+  if (policy.maxDelay < policy.initialDelay) {
+    throw new ConfigError(
+      key('maxDelay'),
+      `reconnect.maxDelay (${policy.maxDelay} ms) must not be less than reconnect.initialDelay (${policy.initialDelay} ms)`,
+    );
+  }
+  return policy;
+}
+
+function normalizeHandlers(value: unknown): ClientHandlers {
+  const input = ownProperties(value, 'handlers');
+  rejectUnknownKeys(input, HANDLER_KEYS, 'handlers');
+  for (const name of HANDLER_KEYS) {
+    if (input[name] !== undefined && typeof input[name] !== 'function') {
+      throw new ConfigError(
+        `handlers.${name}`,
+        `handlers.${name} must be an async function, got ${describe(input[name])}`,
+      );
+    }
+  }
+  return { ...input } as ClientHandlers;
+}

@@ -1,0 +1,42 @@
+import { ProtocolError } from '../errors.js';
+
+/** Pages one `list*` call may walk before the server is considered broken. */
+export const MAX_PAGES = 1000;
+
+type Page = { nextCursor?: unknown; [key: string]: unknown };
+
+/**
+ * Walks every page of a paginated list and merges `key`'s items. Cursors are opaque (an empty
+ * string is a cursor, not the end); a missing `nextCursor` ends the walk. A server that repeats a
+ * cursor or never ends is stopped with a ProtocolError instead of looping forever.
+ */
+export async function collectPages(
+  fetchPage: (cursor: string | undefined) => Promise<Page>,
+  key: string,
+  server: string,
+  maxPages = MAX_PAGES,
+): Promise<Page> {
+  const items: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const page = await fetchPage(cursor);
+    const pageItems = page[key];
+    if (Array.isArray(pageItems)) for (const item of pageItems) items.push(item);
+    const next = page.nextCursor;
+    if (next === undefined || next === null) {
+      const { nextCursor: _end, ...rest } = page;
+      return { ...rest, [key]: items };
+    }
+    if (typeof next !== 'string')
+      throw new ProtocolError(`the server returned a nextCursor that is not a string`, { server });
+    if (seen.has(next))
+      throw new ProtocolError(`the server repeated the cursor ${JSON.stringify(next)} while listing ${key}`, {
+        server,
+      });
+    if (pages >= maxPages)
+      throw new ProtocolError(`the server's ${key} list did not end after ${maxPages} pages`, { server });
+    seen.add(next);
+    cursor = next;
+  }
+}

@@ -1,0 +1,315 @@
+import { EventEmitter } from 'node:events';
+import { channels, debug } from '../diagnostics.js';
+import {
+  AbortError,
+  ClientClosedError,
+  ConfigError,
+  RequestTimeoutError,
+  SpawnError,
+  UnsupportedProtocolVersionError,
+  UsageError,
+} from '../errors.js';
+import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { Implementation } from '../protocol/types.js';
+import type { Era } from '../protocol/versions.js';
+import type { StdioOptions } from '../transport/stdio/options.js';
+import { StdioTransport } from '../transport/stdio/stdio-transport.js';
+import type { CloseReason } from '../transport/transport.js';
+import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
+import { Connection } from './connection.js';
+import { type EraMemory, establishSession, ProbeExitError, type ProtocolMode } from './eras/discovery.js';
+import { ModernSession } from './eras/modern.js';
+import type { Session, SessionContext } from './eras/session.js';
+
+export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
+
+export interface ReadyEvent {
+  era: Era;
+  protocolVersion: string;
+  serverInfo: Implementation | undefined;
+}
+
+export interface SupervisorEvents {
+  ready: [event: ReadyEvent];
+  disconnected: [reason: CloseReason];
+  reconnecting: [event: { attempt: number; delay: number }];
+  closed: [reason: CloseReason | undefined];
+  notification: [notification: JsonRpcNotification];
+  /** A new session is ready (internal: the client restores subscriptions on it). */
+  session: [session: Session];
+}
+
+export interface SupervisorConfig {
+  name: string;
+  transport: StdioOptions;
+  protocol: ProtocolMode;
+  probeTimeout: number;
+  requestTimeout: number;
+  reconnect: ReconnectPolicy;
+  context: SessionContext;
+}
+
+/** Failures that starting again cannot heal: reported at once, never retried. */
+export function isPermanentFailure(error: unknown): boolean {
+  return (
+    (error instanceof SpawnError && !error.retryable) ||
+    error instanceof ConfigError ||
+    error instanceof UnsupportedProtocolVersionError
+  );
+}
+
+interface Waiter {
+  resolve: (session: Session) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Keeps one server available: starts it, opens the session (era from memory or the probe),
+ * and when the process exits or the transport closes for any reason but close(), restarts it
+ * with exponential backoff and jitter, up to `maxReconnects` consecutive failed attempts.
+ */
+export class Supervisor extends EventEmitter<SupervisorEvents> {
+  readonly #config: SupervisorConfig;
+  #state: ClientState = 'idle';
+
+  /** Read through a method so TypeScript does not narrow it across awaits. */
+  #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+  #session: Session | undefined;
+  #connection: Connection | undefined;
+  #transport: StdioTransport | undefined;
+  #memory: EraMemory | undefined;
+  #lastReason: CloseReason | undefined;
+  #firstConnect: Promise<void> | undefined;
+  readonly #waiters = new Set<Waiter>();
+  readonly #stop = new AbortController();
+
+  constructor(config: SupervisorConfig) {
+    super();
+    this.#config = config;
+  }
+
+  get state(): ClientState {
+    return this.#state;
+  }
+
+  /** The session while ready. */
+  get session(): Session | undefined {
+    return this.#state === 'ready' ? this.#session : undefined;
+  }
+
+  /** The current server process's transport, if any. */
+  get transport(): StdioTransport | undefined {
+    return this.#transport;
+  }
+
+  /** What was learnt about the server's era (kept across restarts). */
+  get memory(): EraMemory | undefined {
+    return this.#memory;
+  }
+
+  /** Starts the server and resolves when ready; the same promise for every caller. */
+  connect(): Promise<void> {
+    if (this.#state === 'closed') {
+      return Promise.reject(new ClientClosedError(this.#lastReason, { server: this.#config.name }));
+    }
+    this.#firstConnect ??= new Promise<void>((resolve, reject) => {
+      this.#state = 'connecting';
+      void this.#run(resolve, reject);
+    });
+    return this.#firstConnect;
+  }
+
+  /** The ready session, waiting for a (re)connection within the request's own timeout and signal. */
+  whenReady(method: string, options: { signal?: AbortSignal; timeout: number }): Promise<Session> {
+    const server = this.#config.name;
+    if (this.#state === 'ready') return Promise.resolve(this.#session!);
+    if (this.#state === 'closed')
+      return Promise.reject(new ClientClosedError(this.#lastReason, { server, method }));
+    if (this.#state === 'idle')
+      return Promise.reject(new UsageError(`${server}: ${method} needs connect() first`));
+    const { signal, timeout } = options;
+    if (signal?.aborted) return Promise.reject(new AbortError(method, signal.reason, { server }));
+    return new Promise<Session>((resolve, reject) => {
+      const done = () => {
+        this.#waiters.delete(waiter);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const waiter: Waiter = {
+        resolve: (session) => {
+          done();
+          resolve(session);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.reject(new AbortError(method, signal!.reason, { server }));
+      const timer = Number.isFinite(timeout)
+        ? setTimeout(() => waiter.reject(new RequestTimeoutError(method, timeout, { server })), timeout)
+        : undefined;
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Stops for good: no restart, waiting requests reject, the transport runs its shutdown. */
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    const wasIdle = this.#state === 'idle';
+    this.#state = 'closed';
+    this.#stop.abort();
+    this.#session?.dispose();
+    this.#session = undefined;
+    this.#rejectWaiters(new ClientClosedError(undefined, { server: this.#config.name }));
+    const transport = this.#transport;
+    if (transport) await transport.close();
+    if (!wasIdle) this.emit('closed', undefined);
+  }
+
+  async #run(resolveFirst: () => void, rejectFirst: (error: Error) => void): Promise<void> {
+    let attempt = 0;
+    let restartedAfterProbeExit = false;
+    let first = true;
+    while (!this.#isClosed()) {
+      let session: Session;
+      try {
+        session = await this.#open();
+      } catch (error) {
+        if (this.#isClosed()) {
+          if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
+          return;
+        }
+        if (error instanceof ProbeExitError && !restartedAfterProbeExit) {
+          // Some strict legacy servers exit when the first message is not initialize.
+          restartedAfterProbeExit = true;
+          this.#memory = { era: 'legacy', version: '2025-11-25' };
+          debug('%s: %s; restarting straight into initialize', this.#config.name, error.message);
+          continue;
+        }
+        const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
+        if (isPermanentFailure(cause) || attempt >= this.#config.reconnect.maxReconnects) {
+          this.#giveUp(cause, first ? rejectFirst : undefined);
+          return;
+        }
+        attempt += 1;
+        if (!(await this.#backoff(attempt))) {
+          if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
+          return;
+        }
+        continue;
+      }
+      this.#session = session;
+      this.#memory = {
+        era: session.era,
+        version: session.protocolVersion,
+        discovered: session instanceof ModernSession ? session.discovered : undefined,
+      };
+      this.#state = 'ready';
+      const ready: ReadyEvent = {
+        era: session.era,
+        protocolVersion: session.protocolVersion,
+        serverInfo: session.serverInfo,
+      };
+      debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
+      this.emit('session', session);
+      this.emit('ready', ready);
+      for (const waiter of [...this.#waiters]) waiter.resolve(session);
+      if (first) {
+        first = false;
+        resolveFirst();
+      }
+      const healthy = setTimeout(() => {
+        attempt = 0;
+      }, this.#config.reconnect.resetAfter);
+      healthy.unref();
+      const reason = await this.#closed(this.#connection!);
+      clearTimeout(healthy);
+      session.dispose();
+      if (this.#isClosed()) return;
+      this.#session = undefined;
+      this.#lastReason = reason;
+      this.#state = 'reconnecting';
+      this.emit('disconnected', reason);
+      if (attempt >= this.#config.reconnect.maxReconnects) {
+        this.#giveUp(undefined);
+        return;
+      }
+      attempt += 1;
+      if (!(await this.#backoff(attempt))) return;
+    }
+  }
+
+  /** One attempt: a new process, a new connection, the session opened on it. */
+  async #open(): Promise<Session> {
+    const config = this.#config;
+    const transport = new StdioTransport(config.transport, { name: config.name, keyPrefix: 'transport' });
+    const connection = new Connection(transport, {
+      name: config.name,
+      requestTimeout: config.requestTimeout,
+    });
+    connection.on('notification', (notification) => this.emit('notification', notification));
+    this.#transport = transport;
+    this.#connection = connection;
+    try {
+      await transport.start();
+      if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
+      return await establishSession(connection, config.context, {
+        mode: config.protocol,
+        probeTimeout: config.probeTimeout,
+        memory: this.#memory,
+        handshakeTimeout: config.requestTimeout,
+      });
+    } catch (error) {
+      this.#lastReason = transport.closeReason ?? this.#lastReason;
+      void transport.close();
+      throw error;
+    }
+  }
+
+  #closed(connection: Connection): Promise<CloseReason> {
+    if (connection.closeReason) return Promise.resolve(connection.closeReason);
+    return new Promise((resolve) => connection.once('close', resolve));
+  }
+
+  /** Waits the backoff delay for this attempt; false if close() came first. */
+  async #backoff(attempt: number): Promise<boolean> {
+    const delay = reconnectDelay(attempt, this.#config.reconnect);
+    this.#state = 'reconnecting';
+    if (channels.reconnect.hasSubscribers) {
+      channels.reconnect.publish({ server: this.#config.name, attempt, delay });
+    }
+    debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
+    this.emit('reconnecting', { attempt, delay });
+    const signal = this.#stop.signal;
+    if (signal.aborted) return false;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, delay);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+    return !this.#isClosed();
+  }
+
+  #giveUp(cause: Error | undefined, rejectFirst?: (error: Error) => void): void {
+    this.#state = 'closed';
+    this.#stop.abort();
+    const reason = this.#lastReason;
+    debug('%s: giving up (%s)', this.#config.name, cause?.message ?? 'too many restarts');
+    const error = cause ?? new ClientClosedError(reason, { server: this.#config.name });
+    this.#rejectWaiters(new ClientClosedError(reason, { server: this.#config.name }));
+    rejectFirst?.(error);
+    this.emit('closed', reason);
+  }
+
+  #rejectWaiters(error: Error): void {
+    for (const waiter of [...this.#waiters]) waiter.reject(error);
+  }
+}

@@ -1,0 +1,29 @@
+/** The two protocol eras: modern (2026-07-28 and later, stateless) and legacy (`initialize`). */
+export type Era = 'modern' | 'legacy';
+
+/** Modern versions we implement, newest first. */
+export const MODERN_VERSIONS = ['2026-07-28'] as const;
+
+/** Legacy versions we implement, newest first. */
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+export const LATEST_MODERN_VERSION = MODERN_VERSIONS[0];
+export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0];
+
+/** The era of a version we implement, or undefined for one we do not. */
+export function eraOf(version: string): Era | undefined {
+  if ((MODERN_VERSIONS as readonly string[]).includes(version)) return 'modern';
+  if ((LEGACY_VERSIONS as readonly string[]).includes(version)) return 'legacy';
+  return undefined;
+}
+
+/**
+ * The newest version in both our list and `offered` (modern before legacy), or undefined.
+ * Server strings are never sorted or parsed: only versions we implement can be chosen.
+ */
+export function bestCommonVersion(offered: readonly unknown[]): { version: string; era: Era } | undefined {
+  for (const version of [...MODERN_VERSIONS, ...LEGACY_VERSIONS]) {
+    if (offered.includes(version)) return { version, era: eraOf(version)! };
+  }
+  return undefined;
+}
