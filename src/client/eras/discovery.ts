@@ -160,25 +160,19 @@ async function probe(
   options: EstablishOptions,
 ): Promise<Session> {
   const requested = LATEST_MODERN_VERSION;
+  const arrivals: Array<'probe' | 'initialize'> = [];
   const started = connection.start(
     'server/discover',
     { _meta: modernMeta(context, requested) },
     // The probe is never cancelled on the wire (a legacy server wants initialize first) and is
     // kept alive past probeTimeout, so a late DiscoverResult can still win.
-    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY },
+    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY, onSettled: () => arrivals.push('probe') },
   );
   const answer = started.promise.then(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
   );
-  let timer: NodeJS.Timeout | undefined;
-  const first = await Promise.race([
-    answer,
-    new Promise<typeof PROBE_TIMED_OUT>((resolve) => {
-      timer = setTimeout(resolve, options.probeTimeout, PROBE_TIMED_OUT);
-    }),
-  ]);
-  clearTimeout(timer);
+  const first = (await withTimeout(answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
   if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
     throw new ProbeExitError(first.error);
   }
@@ -188,7 +182,7 @@ async function probe(
       context.name,
       options.probeTimeout,
     );
-    return legacyOrLateModern(connection, context, options, started.id, answer);
+    return legacyOrLateModern(connection, context, options, started.id, answer, arrivals);
   }
   return followOutcome(connection, context, options, classifyProbe(first, requested), true);
 }
@@ -315,11 +309,13 @@ async function legacyOrLateModern(
   options: EstablishOptions,
   probeId: ReturnType<Connection['start']>['id'],
   probeAnswer: Promise<{ result: unknown } | { error: unknown }>,
+  arrivals: Array<'probe' | 'initialize'>,
 ): Promise<Session> {
   const version = LATEST_LEGACY_VERSION;
   const init = connection.start('initialize', initializeParams(context, version), {
     timeout: options.handshakeTimeout,
     cancelOnWire: false,
+    onSettled: () => arrivals.push('initialize'),
   });
   const initAnswer = init.promise.then(
     (result) => ({ from: 'initialize' as const, result }),
@@ -333,14 +329,46 @@ async function legacyOrLateModern(
     // Only a usable DiscoverResult can overtake initialize; anything else waits for initialize.
     return outcome.kind === 'modern' ? { from: 'probe', outcome } : initAnswer;
   });
-  const winner: Winner = await Promise.race([initAnswer, lateModern]);
+  let winner: Winner = await Promise.race([initAnswer, lateModern]);
+  // Promise hops can reorder answers that came in the same chunk: the wire order decides.
+  if (winner.from === 'initialize' && arrivals[0] === 'probe') {
+    const outcome = classifyProbe(await probeAnswer, LATEST_MODERN_VERSION);
+    if (outcome.kind === 'modern') winner = { from: 'probe', outcome };
+  }
   if (winner.from === 'probe') {
     debug('%s: a late DiscoverResult arrived; adopting the modern era', context.name);
     connection.abandon(init.id, new Error('superseded by a late DiscoverResult'));
     const { version: modernVersion, discovered } = winner.outcome;
     return new ModernSession(connection, context, modernVersion, discovered);
   }
+  if ('error' in winner) {
+    // initialize was refused while the probe is still out: a modern-only server that started
+    // slowly answers them in order, so give the probe one more probeTimeout to arrive.
+    const late = await withTimeout(probeAnswer, options.probeTimeout);
+    const outcome = late && classifyProbe(late, LATEST_MODERN_VERSION);
+    if (outcome?.kind === 'modern') {
+      debug(
+        '%s: initialize was refused and a late DiscoverResult arrived; adopting the modern era',
+        context.name,
+      );
+      return new ModernSession(connection, context, outcome.version, outcome.discovered);
+    }
+    connection.abandon(probeId, new Error('superseded by initialize'));
+    return afterInitializeError(connection, context, options, winner.error, true);
+  }
   connection.abandon(probeId, new Error('superseded by initialize'));
-  if ('error' in winner) return afterInitializeError(connection, context, options, winner.error, true);
   return new LegacySession(connection, context, readInitializeResult(winner.result, version, context.name));
+}
+
+/** The promise's value, or undefined if it takes longer than `ms`. */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([
+    promise,
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return result;
 }

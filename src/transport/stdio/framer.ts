@@ -126,6 +126,7 @@ export class Framer {
 
   #junk(reason: string, bytes: number, text: string): void {
     this.#options.onJunk(reason, bytes, text);
+    if (this.#stopped) return; // stopped by the listener: no fatal error after that
     this.#junkInARow += 1;
     if (this.#junkInARow > this.#options.maxJunkLines) this.#fatal('junk_output', this.#options.maxJunkLines);
   }
