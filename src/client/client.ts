@@ -3,11 +3,24 @@ import { channels } from '../diagnostics.js';
 import { CapabilityError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  LogMessage,
+  ReadResourceResult,
+} from '../protocol/results.js';
 import { capabilitiesFor, type Implementation, type ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import type { CloseReason } from '../transport/transport.js';
+import { CACHEABLE_METHODS, ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions } from './connection.js';
+import { retriedResults } from './eras/modern.js';
 import type { Session, SessionContext } from './eras/session.js';
 import {
   type ClientOptions,
@@ -16,6 +29,7 @@ import {
   resolveClientOptions,
 } from './options.js';
 import { collectPages } from './pagination.js';
+import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
 import { type ClientState, type ReadyEvent, Supervisor } from './supervisor.js';
 
 export interface ClientEvents {
@@ -24,7 +38,7 @@ export interface ClientEvents {
   reconnecting: [event: { attempt: number; delay: number }];
   closed: [reason: CloseReason | undefined];
   notification: [notification: JsonRpcNotification];
-  log: [params: { level: LogLevel; logger?: string; data: unknown }];
+  log: [message: LogMessage];
   toolsListChanged: [];
   resourcesListChanged: [];
   promptsListChanged: [];
@@ -32,13 +46,22 @@ export interface ClientEvents {
 }
 
 type Params = JsonObject | undefined;
-type Result = Record<string, unknown>;
 
-const LIST_CHANGED: Record<string, 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged'> = {
+const LIST_CHANGED: Record<string, ListChangedEvent> = {
   'notifications/tools/list_changed': 'toolsListChanged',
   'notifications/resources/list_changed': 'resourcesListChanged',
   'notifications/prompts/list_changed': 'promptsListChanged',
 };
+
+/** The cached lists each change notification makes stale. */
+const STALE_LISTS: Record<ListChangedEvent, string[]> = {
+  toolsListChanged: ['tools/list'],
+  resourcesListChanged: ['resources/list', 'resources/templates/list'],
+  promptsListChanged: ['prompts/list'],
+};
+
+const isListChangedEvent = (event: string | symbol): event is ListChangedEvent =>
+  event === 'toolsListChanged' || event === 'resourcesListChanged' || event === 'promptsListChanged';
 
 /**
  * An MCP client for one server. Validates every option at construction and starts nothing;
@@ -51,13 +74,26 @@ export class Client extends EventEmitter<ClientEvents> {
   readonly #supervisor: Supervisor;
   #logLevel: LogLevel | undefined;
   #lastSession: Session | undefined;
-  readonly #subscribedUris = new Set<string>();
+  readonly #cache: ResultCache | undefined;
+  readonly #subscriptions: Subscriptions;
 
   constructor(options: ClientOptions) {
     super();
     this.#options = resolveClientOptions(options);
     this.name = this.#options.name;
     this.#logLevel = this.#options.logLevel;
+    this.#cache = this.#options.cache ? new ResultCache() : undefined;
+    this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout);
+    // Modern servers send change notifications only on request: listen while someone listens.
+    const emitter = this as EventEmitter;
+    emitter.on('newListener', (event: string | symbol) => {
+      if (isListChangedEvent(event)) this.#subscriptions.setListWanted(event, true);
+    });
+    emitter.on('removeListener', (event: string | symbol) => {
+      if (isListChangedEvent(event) && this.listenerCount(event) === 0) {
+        this.#subscriptions.setListWanted(event, false);
+      }
+    });
     const context: SessionContext = {
       name: this.name,
       clientInfo: this.#options.clientInfo,
@@ -127,6 +163,7 @@ export class Client extends EventEmitter<ClientEvents> {
 
   /** Stops for good; resolves when the transport is closed (the process exits on its own schedule). */
   close(): Promise<void> {
+    this.#subscriptions.dispose();
     return this.#supervisor.close();
   }
 
@@ -149,8 +186,15 @@ export class Client extends EventEmitter<ClientEvents> {
     const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
     const missing = missingCapability(method, session.serverCapabilities);
     if (missing) throw new CapabilityError(method, missing, { server: this.name });
+    const cacheable = this.#cache !== undefined && session.era === 'modern' && CACHEABLE_METHODS.has(method);
+    if (cacheable) {
+      const cached = this.#cache!.get(method, params);
+      if (cached !== undefined) return cached;
+    }
     const left = Math.max(1, timeout - (Date.now() - started));
-    return session.request(method, params, { ...options, timeout: left });
+    const result = await session.request(method, params, { ...options, timeout: left });
+    if (cacheable && !retriedResults.has(result as object)) this.#cache!.set(method, params, result);
+    return result;
   }
 
   /** Any notification. Throws if the client is not ready. */
@@ -167,56 +211,74 @@ export class Client extends EventEmitter<ClientEvents> {
     if (this.era === 'legacy') await this.request('logging/setLevel', { level }, options);
   }
 
-  listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<Result> {
-    return this.#list('tools/list', 'tools', params, options);
+  /** Every tool (all pages merged), or one page when `cursor` is given. */
+  listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<ListToolsResult> {
+    return this.#list('tools/list', 'tools', params, options) as Promise<ListToolsResult>;
   }
 
+  /** Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection. */
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
-  ): Promise<Result> {
-    return this.request('tools/call', params, options) as Promise<Result>;
+  ): Promise<CallToolResult> {
+    return this.request('tools/call', params, options) as Promise<CallToolResult>;
   }
 
-  listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<Result> {
-    return this.#list('resources/list', 'resources', params, options);
+  listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
+    return this.#list('resources/list', 'resources', params, options) as Promise<ListResourcesResult>;
   }
 
-  listResourceTemplates(params?: { cursor?: string }, options?: RequestOptions): Promise<Result> {
-    return this.#list('resources/templates/list', 'resourceTemplates', params, options);
+  listResourceTemplates(
+    params?: { cursor?: string },
+    options?: RequestOptions,
+  ): Promise<ListResourceTemplatesResult> {
+    return this.#list(
+      'resources/templates/list',
+      'resourceTemplates',
+      params,
+      options,
+    ) as Promise<ListResourceTemplatesResult>;
   }
 
-  readResource(params: { uri: string }, options?: RequestOptions): Promise<Result> {
-    return this.request('resources/read', params, options) as Promise<Result>;
+  readResource(params: { uri: string }, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.request('resources/read', params, options) as Promise<ReadResourceResult>;
   }
 
-  listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<Result> {
-    return this.#list('prompts/list', 'prompts', params, options);
+  listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<ListPromptsResult> {
+    return this.#list('prompts/list', 'prompts', params, options) as Promise<ListPromptsResult>;
   }
 
   getPrompt(
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
-  ): Promise<Result> {
-    return this.request('prompts/get', params, options) as Promise<Result>;
+  ): Promise<GetPromptResult> {
+    return this.request('prompts/get', params, options) as Promise<GetPromptResult>;
   }
 
   complete(
     params: { ref: JsonObject; argument: { name: string; value: string }; context?: JsonObject },
     options?: RequestOptions,
-  ): Promise<Result> {
-    return this.request('completion/complete', params, options) as Promise<Result>;
+  ): Promise<CompleteResult> {
+    return this.request('completion/complete', params, options) as Promise<CompleteResult>;
   }
 
-  /** Legacy: `resources/subscribe`, re-sent after every restart; updates arrive as `'resourceUpdated'`. */
+  /**
+   * Watches a resource; updates arrive as `'resourceUpdated'`. Legacy: `resources/subscribe`;
+   * modern: the URI joins the `subscriptions/listen` filter (resolves once acknowledged).
+   * Restored after every restart.
+   */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.request('resources/subscribe', { uri }, options);
-    this.#subscribedUris.add(uri);
+    const session = await this.#supervisor.whenReady('resources/subscribe', {
+      signal: options?.signal,
+      timeout: options?.timeout ?? this.#options.requestTimeout,
+    });
+    const missing = missingCapability('resources/subscribe', session.serverCapabilities);
+    if (missing) throw new CapabilityError('resources/subscribe', missing, { server: this.name });
+    await this.#subscriptions.subscribe(uri, (method, params) => this.request(method, params, options));
   }
 
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    this.#subscribedUris.delete(uri);
-    await this.request('resources/unsubscribe', { uri }, options);
+    await this.#subscriptions.unsubscribe(uri, (method, params) => this.request(method, params, options));
   }
 
   async #list(
@@ -225,9 +287,12 @@ export class Client extends EventEmitter<ClientEvents> {
     params: { cursor?: string } | undefined,
     options?: RequestOptions,
   ) {
-    if (params?.cursor !== undefined) return (await this.request(method, params, options)) as Result;
+    if (params?.cursor !== undefined) return this.request(method, params, options);
     return collectPages(
-      (cursor) => this.request(method, cursor === undefined ? {} : { cursor }, options) as Promise<Result>,
+      (cursor) =>
+        this.request(method, cursor === undefined ? {} : { cursor }, options) as Promise<
+          Record<string, unknown>
+        >,
       key,
       this.name,
     );
@@ -235,26 +300,32 @@ export class Client extends EventEmitter<ClientEvents> {
 
   #onSession(session: Session): void {
     this.#lastSession = session;
-    if (session.era === 'legacy' && this.#subscribedUris.size > 0) {
-      for (const uri of this.#subscribedUris) {
-        session.request('resources/subscribe', { uri }).catch(() => this.#subscribedUris.delete(uri));
-      }
-    }
+    this.#cache?.clear();
+    this.#subscriptions.attach(session);
   }
 
   #onNotification(notification: JsonRpcNotification): void {
     this.emit('notification', notification);
     const { method, params } = notification;
     if (method === 'notifications/message') {
-      this.emit('log', params as ClientEvents['log'][0]);
+      this.emit('log', params as unknown as LogMessage);
       return;
     }
+    const modern = this.#lastSession?.era === 'modern';
+    if (modern && method === 'notifications/cancelled' && params?.requestId !== undefined) {
+      this.#subscriptions.serverCancelled(params.requestId as string);
+      return;
+    }
+    // Modern change notifications count only on one of our listen streams.
+    if (modern && !this.#subscriptions.accept(notification)) return;
     const changed = LIST_CHANGED[method];
     if (changed) {
+      this.#cache?.invalidate(...STALE_LISTS[changed]);
       this.emit(changed);
       return;
     }
     if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
+      this.#cache?.invalidateUri(params.uri);
       this.emit('resourceUpdated', { uri: params.uri });
     }
   }

@@ -5,6 +5,7 @@ import type { ClientHandlers, Implementation } from '../protocol/types.js';
 import { resolveStdioOptions, type StdioOptions } from '../transport/stdio/options.js';
 import {
   at,
+  booleanOption,
   describe,
   integerOption,
   numberInRange,
@@ -37,6 +38,8 @@ export interface ClientOptions {
   readonly logLevel?: LogLevel;
   /** Answer the server's input requests (elicitation, sampling, roots); each declares its capability. */
   readonly handlers?: ClientHandlers;
+  /** Serve modern list and read results from a cache while their `ttlMs` says they are fresh. @defaultValue true */
+  readonly cache?: boolean;
 }
 
 export interface ResolvedClientOptions {
@@ -49,6 +52,7 @@ export interface ResolvedClientOptions {
   readonly reconnect: ReconnectPolicy;
   readonly logLevel: LogLevel | undefined;
   readonly handlers: ClientHandlers;
+  readonly cache: boolean;
 }
 
 const CLIENT_KEYS = [
@@ -61,6 +65,7 @@ const CLIENT_KEYS = [
   'reconnect',
   'logLevel',
   'handlers',
+  'cache',
 ] as const;
 const RECONNECT_KEYS = [
   'maxReconnects',
@@ -105,6 +110,7 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     reconnect: normalizeReconnect(input.reconnect ?? {}),
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
     handlers: normalizeHandlers(input.handlers ?? {}),
+    cache: booleanOption(input.cache ?? true, 'cache'),
   };
 }
 

@@ -160,13 +160,12 @@ async function probe(
   options: EstablishOptions,
 ): Promise<Session> {
   const requested = LATEST_MODERN_VERSION;
-  const arrivals: Array<'probe' | 'initialize'> = [];
   const started = connection.start(
     'server/discover',
     { _meta: modernMeta(context, requested) },
     // The probe is never cancelled on the wire (a legacy server wants initialize first) and is
     // kept alive past probeTimeout, so a late DiscoverResult can still win.
-    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY, onSettled: () => arrivals.push('probe') },
+    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY },
   );
   const answer = started.promise.then(
     (result) => ({ result }),
@@ -182,7 +181,7 @@ async function probe(
       context.name,
       options.probeTimeout,
     );
-    return legacyOrLateModern(connection, context, options, started.id, answer, arrivals);
+    return legacyOrLateModern(connection, context, options, started.id, answer);
   }
   return followOutcome(connection, context, options, classifyProbe(first, requested), true);
 }
@@ -300,8 +299,11 @@ async function afterInitializeError(
 }
 
 /**
- * The probe timed out: run `initialize`, but keep listening for the probe. Whichever succeeds
- * first decides the era; the other is abandoned locally (never cancelled on the wire).
+ * The probe timed out: run `initialize`, but keep listening for the probe. A successful
+ * `initialize` always means legacy: a dual-era server switches the process to legacy once it
+ * receives `initialize` (spec a.5; the SDK's `serveStdio` pins its legacy instance), even if it
+ * answered the probe first. A late DiscoverResult means modern only when `initialize` is refused
+ * or not answered within the grace below. The loser is abandoned locally (never cancelled on the wire).
  */
 async function legacyOrLateModern(
   connection: Connection,
@@ -309,13 +311,11 @@ async function legacyOrLateModern(
   options: EstablishOptions,
   probeId: ReturnType<Connection['start']>['id'],
   probeAnswer: Promise<{ result: unknown } | { error: unknown }>,
-  arrivals: Array<'probe' | 'initialize'>,
 ): Promise<Session> {
   const version = LATEST_LEGACY_VERSION;
   const init = connection.start('initialize', initializeParams(context, version), {
     timeout: options.handshakeTimeout,
     cancelOnWire: false,
-    onSettled: () => arrivals.push('initialize'),
   });
   const initAnswer = init.promise.then(
     (result) => ({ from: 'initialize' as const, result }),
@@ -330,13 +330,16 @@ async function legacyOrLateModern(
     return outcome.kind === 'modern' ? { from: 'probe', outcome } : initAnswer;
   });
   let winner: Winner = await Promise.race([initAnswer, lateModern]);
-  // Promise hops can reorder answers that came in the same chunk: the wire order decides.
-  if (winner.from === 'initialize' && arrivals[0] === 'probe') {
-    const outcome = classifyProbe(await probeAnswer, LATEST_MODERN_VERSION);
-    if (outcome.kind === 'modern') winner = { from: 'probe', outcome };
+  if (winner.from === 'probe') {
+    // The server answers in order, so initialize's answer follows right behind the DiscoverResult.
+    const behind = await withTimeout(initAnswer, Math.max(options.probeTimeout, LATE_INITIALIZE_GRACE));
+    if (behind && 'result' in behind) winner = behind;
   }
   if (winner.from === 'probe') {
-    debug('%s: a late DiscoverResult arrived; adopting the modern era', context.name);
+    debug(
+      '%s: a late DiscoverResult arrived and initialize was not accepted; adopting the modern era',
+      context.name,
+    );
     connection.abandon(init.id, new Error('superseded by a late DiscoverResult'));
     const { version: modernVersion, discovered } = winner.outcome;
     return new ModernSession(connection, context, modernVersion, discovered);
@@ -357,8 +360,12 @@ async function legacyOrLateModern(
     return afterInitializeError(connection, context, options, winner.error, true);
   }
   connection.abandon(probeId, new Error('superseded by initialize'));
+  debug('%s: initialize succeeded after the probe timeout; legacy era', context.name);
   return new LegacySession(connection, context, readInitializeResult(winner.result, version, context.name));
 }
+
+/** How long, at least, a late DiscoverResult waits for the answer to the `initialize` behind it. */
+const LATE_INITIALIZE_GRACE = 1000;
 
 /** The promise's value, or undefined if it takes longer than `ms`. */
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

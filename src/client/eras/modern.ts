@@ -9,7 +9,7 @@ import {
   META_SERVER_INFO,
 } from '../../protocol/meta.js';
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
-import type { Connection, RequestOptions } from '../connection.js';
+import type { Connection, InternalRequestOptions } from '../connection.js';
 import { isInputMethod, runInputHandler } from './handlers.js';
 import type { Session, SessionContext } from './session.js';
 
@@ -25,6 +25,9 @@ export interface DiscoverResult {
 
 /** Methods whose result may be `input_required` (MRTR). */
 const INPUT_REQUIRED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** Results obtained through an input_required retry: never cached. */
+export const retriedResults = new WeakSet<object>();
 
 /** Rounds of input requests one call may go through before we call the server broken. */
 export const MAX_INPUT_ROUNDS = 10;
@@ -90,7 +93,7 @@ export class ModernSession implements Session {
     this.serverInfo = discovered._meta?.[META_SERVER_INFO] as Implementation | undefined;
   }
 
-  async request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<unknown> {
+  async request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
     const timeout = options.timeout ?? this.#context.requestTimeout;
     const started = Date.now();
     const remaining = (limit: number | undefined) =>
@@ -100,11 +103,16 @@ export class ModernSession implements Session {
       const meta = modernMeta(this.#context, this.protocolVersion);
       const result = await this.#connection.request(method, withModernMeta(round, meta), {
         ...options,
+        // A retry is a new request with a new id.
+        id: rounds === 0 ? options.id : undefined,
         timeout: remaining(timeout),
         maxTotalTimeout: remaining(options.maxTotalTimeout),
       });
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
-      if (resultType === 'complete') return result;
+      if (resultType === 'complete') {
+        if (rounds > 0 && typeof result === 'object' && result !== null) retriedResults.add(result);
+        return result;
+      }
       if (resultType !== 'input_required') {
         throw new ProtocolError(`${method} returned an invalid resultType ${JSON.stringify(resultType)}`, {
           server: this.#context.name,
@@ -190,6 +198,11 @@ export class ModernSession implements Session {
 
   notify(method: string, params?: JsonObject): void {
     this.#connection.notify(method, params);
+  }
+
+  /** Stops waiting for one of our requests without cancelling it on the wire. */
+  abandon(id: string | number, error: Error): void {
+    this.#connection.abandon(id, error);
   }
 
   async applyLogLevel(_level: LogLevel): Promise<void> {

@@ -1,0 +1,233 @@
+import { debug } from '../diagnostics.js';
+import { AbortError, ConnectionClosedError } from '../errors.js';
+import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
+import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
+import { ModernSession } from './eras/modern.js';
+import type { Session } from './eras/session.js';
+
+/** What a `subscriptions/listen` asks for. */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+export type ListChangedEvent = 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged';
+
+/** The filter for what is wanted; an empty object when nothing is. */
+export function buildFilter(
+  lists: ReadonlySet<ListChangedEvent>,
+  uris: ReadonlySet<string>,
+): SubscriptionFilter {
+  const filter: SubscriptionFilter = {};
+  for (const event of lists) filter[event] = true;
+  if (uris.size > 0) filter.resourceSubscriptions = [...uris].sort();
+  return filter;
+}
+
+export function sameFilter(a: SubscriptionFilter | undefined, b: SubscriptionFilter): boolean {
+  return JSON.stringify(a ?? {}) === JSON.stringify(b);
+}
+
+export function isEmptyFilter(filter: SubscriptionFilter): boolean {
+  return Object.keys(filter).length === 0;
+}
+
+interface Stream {
+  id: string;
+  filter: SubscriptionFilter;
+  controller: AbortController;
+  acknowledged: Promise<void>;
+  acknowledge: () => void;
+  fail: (error: Error) => void;
+  session: ModernSession;
+}
+
+/**
+ * Change notifications in both eras. Legacy: list_changed arrives unsolicited, and resources are
+ * watched with `resources/subscribe`. Modern: one `subscriptions/listen` stream (a string id,
+ * exempt from timeouts) carries what is wanted; a new filter opens a new stream, then cancels the
+ * old one; notifications are routed by their subscription id; the stream is re-opened after a restart.
+ */
+export class Subscriptions {
+  readonly #name: string;
+  readonly #lists = new Set<ListChangedEvent>();
+  readonly #uris = new Set<string>();
+  #session: Session | undefined;
+  #current: Stream | undefined;
+  readonly #draining = new Set<Stream>();
+  #sequence = 0;
+  #ackTimeout: number;
+
+  constructor(name: string, ackTimeout: number) {
+    this.#name = name;
+    this.#ackTimeout = ackTimeout;
+  }
+
+  get uris(): ReadonlySet<string> {
+    return this.#uris;
+  }
+
+  /** The filter of the open modern stream, if any. */
+  get activeFilter(): SubscriptionFilter | undefined {
+    return this.#current?.filter;
+  }
+
+  /** A new session (first connect or restart): restore what was wanted on it. */
+  attach(session: Session): void {
+    this.#session = session;
+    this.#current = undefined;
+    this.#draining.clear();
+    if (session.era === 'legacy') {
+      for (const uri of this.#uris) {
+        session.request('resources/subscribe', { uri }).catch((error: Error) => {
+          debug('%s: re-subscribing %s failed: %s', this.#name, uri, error.message);
+        });
+      }
+      return;
+    }
+    this.#sync().catch((error: Error) =>
+      debug('%s: subscriptions/listen failed: %s', this.#name, error.message),
+    );
+  }
+
+  /** A listener for a list_changed event was added or the last one removed. */
+  setListWanted(event: ListChangedEvent, wanted: boolean): void {
+    if (wanted === this.#lists.has(event)) return;
+    if (wanted) this.#lists.add(event);
+    else this.#lists.delete(event);
+    if (this.#session?.era === 'modern') {
+      this.#sync().catch((error: Error) =>
+        debug('%s: subscriptions/listen failed: %s', this.#name, error.message),
+      );
+    }
+  }
+
+  async subscribe(
+    uri: string,
+    request: (method: string, params: JsonObject) => Promise<unknown>,
+  ): Promise<void> {
+    if (this.#session?.era === 'modern') {
+      this.#uris.add(uri);
+      await this.#sync();
+      return;
+    }
+    await request('resources/subscribe', { uri });
+    this.#uris.add(uri);
+  }
+
+  async unsubscribe(
+    uri: string,
+    request: (method: string, params: JsonObject) => Promise<unknown>,
+  ): Promise<void> {
+    const had = this.#uris.delete(uri);
+    if (this.#session?.era === 'modern') {
+      await this.#sync();
+      return;
+    }
+    if (had) await request('resources/unsubscribe', { uri });
+  }
+
+  /**
+   * Takes a modern notification that belongs to one of our listen streams; false for anything
+   * else. The acknowledgement settles the stream's opening.
+   */
+  accept(notification: JsonRpcNotification): boolean {
+    const id = (notification.params?._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID];
+    if (id === undefined) return false;
+    const stream = this.#current?.id === id ? this.#current : [...this.#draining].find((s) => s.id === id);
+    if (!stream) {
+      debug('%s: dropped a notification for unknown subscription %s', this.#name, id);
+      return false;
+    }
+    if (notification.method === 'notifications/subscriptions/acknowledged') {
+      const granted = (notification.params?.notifications ?? {}) as SubscriptionFilter;
+      if (!sameFilter(granted, stream.filter)) {
+        debug('%s: the server honours only %j of %j', this.#name, granted, stream.filter);
+      }
+      stream.acknowledge();
+      return false;
+    }
+    return true;
+  }
+
+  /** The server ended a listen stream with `notifications/cancelled`. */
+  serverCancelled(requestId: RequestId): void {
+    if (this.#current?.id !== requestId) return;
+    const stream = this.#current;
+    this.#current = undefined;
+    stream.session.abandon(stream.id, new Error('the server ended the subscription'));
+    debug('%s: the server ended subscription %s', this.#name, requestId);
+  }
+
+  dispose(): void {
+    this.#current?.controller.abort(new Error('the client is closing'));
+    this.#current = undefined;
+    this.#session = undefined;
+  }
+
+  /** Opens a stream with the wanted filter (if it differs), then cancels the old one. */
+  async #sync(): Promise<void> {
+    const session = this.#session;
+    if (!(session instanceof ModernSession)) return;
+    const filter = buildFilter(this.#lists, this.#uris);
+    if (sameFilter(this.#current?.filter, filter)) {
+      await this.#current?.acknowledged;
+      return;
+    }
+    const previous = this.#current;
+    if (previous) this.#draining.add(previous);
+    this.#current = isEmptyFilter(filter) ? undefined : this.#open(session, filter);
+    try {
+      await this.#current?.acknowledged;
+    } finally {
+      if (previous) {
+        this.#draining.delete(previous);
+        previous.controller.abort(new Error('replaced by a new subscription'));
+      }
+    }
+  }
+
+  #open(session: ModernSession, filter: SubscriptionFilter): Stream {
+    const id = `listen-${++this.#sequence}`;
+    const controller = new AbortController();
+    let acknowledge!: () => void;
+    let fail!: (error: Error) => void;
+    const acknowledged = new Promise<void>((resolve, reject) => {
+      acknowledge = resolve;
+      fail = reject;
+    });
+    acknowledged.catch(() => {});
+    const stream: Stream = { id, filter, controller, acknowledged, acknowledge, fail, session };
+    const timer = setTimeout(
+      () => fail(new Error(`the server did not acknowledge ${id} within ${this.#ackTimeout} ms`)),
+      this.#ackTimeout,
+    );
+    void acknowledged.then(
+      () => clearTimeout(timer),
+      () => clearTimeout(timer),
+    );
+    session
+      .request(
+        'subscriptions/listen',
+        { notifications: filter as JsonObject },
+        { id, signal: controller.signal, timeout: Number.POSITIVE_INFINITY },
+      )
+      .then(
+        () => {
+          // The server closed the stream gracefully.
+          if (this.#current === stream) this.#current = undefined;
+          fail(new Error(`the server closed ${id}`));
+        },
+        (error: Error) => {
+          if (this.#current === stream) this.#current = undefined;
+          fail(error);
+          if (!(error instanceof AbortError || error instanceof ConnectionClosedError)) {
+            debug('%s: %s failed: %s', this.#name, id, error.message);
+          }
+        },
+      );
+    return stream;
+  }
+}

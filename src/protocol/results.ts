@@ -1,0 +1,184 @@
+/**
+ * Result shapes of the server features, the same in both eras. Objects allow extra fields
+ * (servers may send more); the fields named here are what the spec defines.
+ */
+
+export interface Annotations {
+  audience?: Array<'user' | 'assistant'>;
+  priority?: number;
+  lastModified?: string;
+}
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+  annotations?: Annotations;
+  _meta?: Record<string, unknown>;
+}
+
+export interface ImageContent {
+  type: 'image';
+  /** Base64. */
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Record<string, unknown>;
+}
+
+export interface AudioContent {
+  type: 'audio';
+  /** Base64. */
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Record<string, unknown>;
+}
+
+export interface ResourceLink {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  _meta?: Record<string, unknown>;
+}
+
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Record<string, unknown>;
+}
+
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  /** Base64. */
+  blob: string;
+  _meta?: Record<string, unknown>;
+}
+
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: TextResourceContents | BlobResourceContents;
+  annotations?: Annotations;
+  _meta?: Record<string, unknown>;
+}
+
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** Caching hints of modern list and read results. */
+export interface CacheHints {
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private' | string;
+}
+
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: {
+    type: 'object';
+    properties?: Record<string, unknown>;
+    required?: string[];
+    [key: string]: unknown;
+  };
+  outputSchema?: { type: 'object'; [key: string]: unknown };
+  /** Untrusted unless the server is trusted. */
+  annotations?: Record<string, unknown>;
+  icons?: unknown[];
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface ListToolsResult extends CacheHints {
+  tools: Tool[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  /** The tool failed: a result to show the model, not a protocol error. */
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  [key: string]: unknown;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourcesResult extends CacheHints {
+  resources: Resource[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface ListResourceTemplatesResult extends CacheHints {
+  resourceTemplates: ResourceTemplate[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface ReadResourceResult extends CacheHints {
+  contents: Array<TextResourceContents | BlobResourceContents>;
+  [key: string]: unknown;
+}
+
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+  [key: string]: unknown;
+}
+
+export interface ListPromptsResult extends CacheHints {
+  prompts: Prompt[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  [key: string]: unknown;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [key: string]: unknown;
+}
+
+/** A `notifications/message` payload. */
+export interface LogMessage {
+  level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+  logger?: string;
+  data: unknown;
+}
