@@ -38,8 +38,6 @@ export interface InternalRequestOptions extends RequestOptions {
   cancelOnWire?: boolean;
   /** A chosen id (listen requests use string ids); by default the next integer. */
   id?: RequestId;
-  /** Called synchronously when the request settles, so callers can tell which answer came first. */
-  onSettled?: () => void;
 }
 
 interface Pending {
@@ -55,7 +53,6 @@ interface Pending {
   onAbort: (() => void) | undefined;
   onProgress: ((progress: Progress) => void) | undefined;
   resetTimeoutOnProgress: boolean;
-  onSettled: (() => void) | undefined;
 }
 
 export interface ConnectionEvents {
@@ -156,7 +153,6 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         onAbort: undefined,
         onProgress: options.onProgress,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-        onSettled: options.onSettled,
       };
     });
     this.#pending.set(id, pending);
@@ -244,7 +240,6 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         );
       }
     }
-    pending.onSettled?.();
     if (error) pending.reject(error);
     else pending.resolve(result);
   }

@@ -192,8 +192,9 @@ test('initialize answered with a version we do not implement: a clear error nami
 });
 
 test('a slow-starting modern server that answers the probe after the timeout is adopted as modern', async () => {
-  // The default stdio probeTimeout (3 s) and a server that reads nothing for 4 s.
-  const { client, methods } = fixtureClient(['--era', 'dual', '--start-delay', '4000'], {
+  // The default stdio probeTimeout (3 s) and a server that reads nothing for 4 s. It is modern-only:
+  // a dual-era server would accept the initialize sent behind the probe and so be legacy.
+  const { client, methods } = fixtureClient(['--era', 'modern', '--start-delay', '4000'], {
     probeTimeout: 3000,
   });
   const before = spawns.length;
