@@ -346,8 +346,8 @@ async function legacyOrLateModern(
   }
   if ('error' in winner) {
     // initialize was refused while the probe is still out: a modern-only server that started
-    // slowly answers them in order, so give the probe one more probeTimeout to arrive.
-    const late = await withTimeout(probeAnswer, options.probeTimeout);
+    // slowly answers them in order, so give the probe a while longer to arrive.
+    const late = await withTimeout(probeAnswer, Math.max(options.probeTimeout, LATE_INITIALIZE_GRACE));
     const outcome = late && classifyProbe(late, LATEST_MODERN_VERSION);
     if (outcome?.kind === 'modern') {
       debug(
