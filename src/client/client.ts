@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { channels } from '../diagnostics.js';
-import { CapabilityError } from '../errors.js';
+import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
 import type {
@@ -200,9 +200,12 @@ export class Client extends EventEmitter<ClientEvents> {
   /** Any notification. Throws if the client is not ready. */
   notify(method: string, params?: JsonObject): void {
     const session = this.#supervisor.session;
-    if (!session)
-      throw new CapabilityError(method, `${this.name}: cannot send ${method}: the client is ${this.state}`);
-    session.notify(method, params);
+    if (session) {
+      session.notify(method, params);
+      return;
+    }
+    if (this.state === 'closed') throw new ClientClosedError(undefined, { server: this.name, method });
+    throw new UsageError(`${this.name}: cannot send ${method} while the client is ${this.state}`);
   }
 
   /** Changes the server log level (legacy: `logging/setLevel`; modern: sent with each request). */

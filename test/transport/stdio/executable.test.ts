@@ -19,6 +19,7 @@ import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js'
 import type { CloseReason } from '../../../src/transport/transport.js';
 import { fixture, temporaryDirectory } from '../../helpers/fixtures.js';
 import { guardProcesses } from '../../helpers/processes.js';
+import { requestOver } from '../../helpers/transport.js';
 
 guardProcesses();
 
@@ -268,37 +269,12 @@ function writeServerScript(file: string, mode = 0o755): string {
   return file;
 }
 
-let nextId = 1;
-
-/** Sends a request to the echo server and waits for its answer. */
-function request(transport: StdioTransport, method: string, ms = 15_000): Promise<unknown> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`no answer to ${method} within ${ms} ms`)), ms);
-    const onMessage = (message: unknown) => {
-      const answer = message as { id?: unknown; result?: unknown };
-      if (answer.id === id) finish(undefined, answer.result);
-    };
-    const onClose = (reason: CloseReason) => finish(new Error(`closed before answering: ${reason.type}`));
-    function finish(error: Error | undefined, result?: unknown) {
-      clearTimeout(timer);
-      transport.off('message', onMessage);
-      transport.off('close', onClose);
-      if (error) reject(error);
-      else resolve(result);
-    }
-    transport.on('message', onMessage);
-    transport.on('close', onClose);
-    transport.send({ jsonrpc: '2.0', id, method, params: {} });
-  });
-}
-
 /** Starts the transport, asks the echo server for its argv, and stops it. */
 async function argvOf(options: StdioOptions): Promise<unknown> {
   const transport = new StdioTransport({ ...FAST, ...options });
   try {
     await transport.start();
-    return await request(transport, 'argv');
+    return await requestOver(transport, 'argv');
   } finally {
     await transport.close();
     await transport.exited;
@@ -345,7 +321,7 @@ test('a name is found through the PATH given in env, not this process PATH, when
   // ...and the child's PATH finds it at start.
   try {
     await transport.start();
-    assert.deepEqual(await request(transport, 'argv'), { argv: ['--flag', 'x'] });
+    assert.deepEqual(await requestOver(transport, 'argv'), { argv: ['--flag', 'x'] });
   } finally {
     await transport.close();
     await transport.exited;

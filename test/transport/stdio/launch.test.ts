@@ -24,36 +24,13 @@ import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js'
 import type { CloseReason } from '../../../src/transport/transport.js';
 import { fixture, nodeServer, temporaryDirectory } from '../../helpers/fixtures.js';
 import { guardProcesses } from '../../helpers/processes.js';
+import { requestOver } from '../../helpers/transport.js';
 
 guardProcesses();
 
 const FAST = { stdinGrace: 1000, termGrace: 1000 } as const;
 const directory = temporaryDirectory();
 const root = path.resolve(import.meta.dirname, '../../..');
-
-let nextId = 1;
-
-/** Sends a request to the echo server and waits for its answer. */
-function request(transport: StdioTransport, method: string, ms = 15_000): Promise<unknown> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`no answer to ${method} within ${ms} ms`)), ms);
-    const onMessage = (message: JsonRpcMessage) => {
-      if ('id' in message && message.id === id) finish(undefined, (message as { result?: unknown }).result);
-    };
-    const onClose = (reason: CloseReason) => finish(new Error(`closed before answering: ${reason.type}`));
-    function finish(error: Error | undefined, result?: unknown) {
-      clearTimeout(timer);
-      transport.off('message', onMessage);
-      transport.off('close', onClose);
-      if (error) reject(error);
-      else resolve(result);
-    }
-    transport.on('message', onMessage);
-    transport.on('close', onClose);
-    transport.send({ jsonrpc: '2.0', id, method, params: {} });
-  });
-}
 
 /** Runs `use` with a started transport, then closes it and waits until its process is gone. */
 async function withServer<T>(
@@ -74,7 +51,7 @@ async function withServer<T>(
 async function childEnv(extra: Partial<StdioOptions> = {}): Promise<Record<string, string>> {
   return withServer(
     nodeServer('echo.mjs', [], extra),
-    async (transport) => ((await request(transport, 'env')) as { env: Record<string, string> }).env,
+    async (transport) => ((await requestOver(transport, 'env')) as { env: Record<string, string> }).env,
   );
 }
 
@@ -162,7 +139,7 @@ test('arguments reach the server literally, one argv entry each, and no shell ru
   await withServer(
     nodeServer('echo.mjs', args, { cwd: path.dirname(fixture('echo.mjs')) }),
     async (transport) => {
-      assert.deepEqual(await request(transport, 'argv'), { argv: args });
+      assert.deepEqual(await requestOver(transport, 'argv'), { argv: args });
       // The server is this process's own child, with exactly this command line: no sh -c in between.
       const pid = transport.pid!;
       assert.equal(readProcStat(pid)?.ppid, process.pid);
@@ -182,7 +159,7 @@ test('a shell script server receives its arguments as they are', async () => {
   chmodSync(script, 0o755);
   const args = ['$HOME', '*', '; echo injected', '"a b"'];
   await withServer({ command: script, args }, async (transport) => {
-    assert.deepEqual(await request(transport, 'argv'), { argv: args });
+    assert.deepEqual(await requestOver(transport, 'argv'), { argv: args });
   });
 });
 
@@ -283,7 +260,7 @@ test('a function Secret is called at each spawn, not before: two transports get 
   for (const transport of [first, second]) {
     try {
       await transport.start();
-      envs.push(((await request(transport, 'env')) as { env: Record<string, string> }).env);
+      envs.push(((await requestOver(transport, 'env')) as { env: Record<string, string> }).env);
     } finally {
       await transport.close();
       await transport.exited;
@@ -311,7 +288,7 @@ test('a Secret appears in no event, telemetry payload or inspect output of a run
     transport.on('close', (reason) => seen.push(everyRendering(reason)));
     transport.on('message', (message) => seen.push(everyRendering(message)));
     await transport.start();
-    await request(transport, 'pid');
+    await requestOver(transport, 'pid');
     seen.push(everyRendering(transport), everyRendering(transport.options));
     await transport.close();
     await transport.exited;
@@ -404,13 +381,13 @@ test('cwd is the server working directory', async () => {
   const cwd = path.join(directory, 'server-cwd');
   mkdirSync(cwd);
   await withServer(nodeServer('echo.mjs', [], { cwd }), async (transport) => {
-    assert.deepEqual(await request(transport, 'cwd'), { cwd: realpathSync(cwd) });
+    assert.deepEqual(await requestOver(transport, 'cwd'), { cwd: realpathSync(cwd) });
   });
 });
 
 test('without cwd the server runs in this process working directory, read at start', async () => {
   await withServer(nodeServer('echo.mjs'), async (transport) => {
-    assert.deepEqual(await request(transport, 'cwd'), { cwd: process.cwd() });
+    assert.deepEqual(await requestOver(transport, 'cwd'), { cwd: process.cwd() });
   });
   const elsewhere = path.join(directory, 'chdir-target');
   mkdirSync(elsewhere);
@@ -419,7 +396,7 @@ test('without cwd the server runs in this process working directory, read at sta
   process.chdir(elsewhere);
   try {
     await transport.start();
-    assert.deepEqual(await request(transport, 'cwd'), { cwd: realpathSync(elsewhere) });
+    assert.deepEqual(await requestOver(transport, 'cwd'), { cwd: realpathSync(elsewhere) });
   } finally {
     process.chdir(before);
     await transport.close();
@@ -504,7 +481,7 @@ test('stderr { file } in a missing directory fails the start and names the file'
 test("stderr 'discard' sends it to /dev/null and stays out of the messages", async () => {
   onlyReady(await runStderrServer('discarded', 'discard'));
   await withServer(nodeServer('echo.mjs', [], { stderr: 'discard' }), async (transport) => {
-    await request(transport, 'pid');
+    await requestOver(transport, 'pid');
     assert.equal(readlinkSync(`/proc/${transport.pid}/fd/2`), '/dev/null');
   });
 });
@@ -512,7 +489,7 @@ test("stderr 'discard' sends it to /dev/null and stays out of the messages", asy
 test("stderr 'inherit' (the default) hands the server this process's stderr, apart from its stdout", async () => {
   for (const stderr of [undefined, 'inherit'] as const) {
     await withServer(nodeServer('echo.mjs', [], stderr ? { stderr } : {}), async (transport) => {
-      await request(transport, 'pid');
+      await requestOver(transport, 'pid');
       const childStderr = readlinkSync(`/proc/${transport.pid}/fd/2`);
       assert.equal(childStderr, readlinkSync('/proc/self/fd/2'));
       assert.notEqual(
@@ -525,10 +502,11 @@ test("stderr 'inherit' (the default) hands the server this process's stderr, apa
 });
 
 const run = promisify(execFile);
+let hostCount = 0;
 
 /** Runs a small host program, in its own Node process, that uses the transport; returns its output. */
 async function runHost(body: string, env: Record<string, string> = {}) {
-  const host = path.join(directory, `host-${nextId++}.mts`);
+  const host = path.join(directory, `host-${++hostCount}.mts`);
   const source = pathToFileURL(path.join(root, 'src/index.ts')).href;
   writeFileSync(host, `import { Secret, StdioTransport } from ${JSON.stringify(source)};\n${body}\n`);
   return run(process.execPath, ['--import', 'tsx', host], {
