@@ -10,6 +10,7 @@ import {
   SpawnError,
   UsageError,
 } from '../../errors.js';
+import { parseMessage } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
@@ -46,6 +47,8 @@ export interface StdioTransportContext {
 const EXIT_DRAIN_MS = 100;
 /** A server that closes stdout but keeps running is given this long to exit before the transport closes. */
 const STDOUT_END_GRACE_MS = 1000;
+/** How much of a dropped line the debug log shows. */
+const JUNK_EXCERPT_CHARS = 200;
 
 type State = 'new' | 'starting' | 'open' | 'closed';
 
@@ -74,6 +77,8 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
   readonly #leaderExited: Promise<void>;
   #stdoutEnded = false;
   #exitTimer: NodeJS.Timeout | undefined;
+  /** The values of the Secrets in the server's env: a server may print them, and we must not. */
+  #secrets: readonly string[] = [];
 
   constructor(options: StdioOptions, context: StdioTransportContext = {}) {
     super();
@@ -188,6 +193,7 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
     }
     // No Secret's value (PATH itself may be one) may reach a message, a cause or a close reason.
     const secrets = secretValues(env, options.env, platform);
+    this.#secrets = secrets;
     const fail = (message: string, cause?: unknown, retryable = false) => {
       const safeCause = cause !== undefined && redact(inspect(cause), secrets) === inspect(cause);
       return new SpawnError(redact(message, secrets), options.command, retryable, {
@@ -317,13 +323,14 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
           });
         }
       },
-      onJunk: (reason, bytes, text) => {
+      onJunk: (rawReason, bytes, rawText) => {
+        const { reason, text } = this.#shownJunk(rawReason, rawText);
         debug(
           '%s: dropped a line of %d bytes from the server (%s): %s',
           this.#name ?? 'stdio',
           bytes,
           reason,
-          text.slice(0, 200),
+          text,
         );
         if (channels.junk.hasSubscribers)
           channels.junk.publish({ server: this.#name, pid: child.pid, reason, bytes });
@@ -346,7 +353,10 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
     });
     const onStreamError = (error: Error) => {
       debug('%s: pipe error: %s', this.#name ?? 'stdio', error.message);
-      if (this.#state === 'open' && !this.#exitStatus) this.#closeWith({ type: 'stream_error', error });
+      if (this.#state !== 'open' || this.#exitStatus || this.#exitTimer) return;
+      // A write to a dying server fails with EPIPE just before its exit is seen: wait a moment
+      // for the exit status, which says more than the broken pipe.
+      this.#exitTimer = setTimeout(() => this.#closeWith({ type: 'stream_error', error }), EXIT_DRAIN_MS);
     };
     child.stdout.on('error', onStreamError);
     child.stdin.on('error', onStreamError);
@@ -364,6 +374,21 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
       else this.#exitTimer = setTimeout(() => this.#closeOnExit(), EXIT_DRAIN_MS);
     });
     if (child.pid !== undefined) trackLiveServer(child.pid);
+  }
+
+  /**
+   * A dropped line's reason and excerpt as logs and telemetry may show them. A careless server may
+   * print a Secret of its env (a token in a banner), and the parser's reason quotes the line's
+   * start: a line holding a Secret is shown, and described, with the Secret redacted.
+   */
+  #shownJunk(reason: string, text: string): { reason: string; text: string } {
+    const redacted = this.#secrets.length > 0 ? redact(text, this.#secrets) : text;
+    if (redacted === text) return { reason, text: text.slice(0, JUNK_EXCERPT_CHARS) };
+    const again = parseMessage(redacted);
+    return {
+      reason: again.kind === 'invalid' ? again.reason : 'a line holding a Secret',
+      text: redacted.slice(0, JUNK_EXCERPT_CHARS),
+    };
   }
 
   #closeOnExit(): void {
