@@ -46,7 +46,7 @@ for (const era of ['legacy', 'modern'] as const) {
       const all = await client.listTools();
       assert.deepEqual(
         all.tools.map((tool) => tool.name),
-        ['echo', 'slow', 'crash', 'fail', 'ask', 'change', 'end-listen'],
+        ['echo', 'slow', 'crash', 'fail', 'ask', 'change', 'end-listen', 'env'],
       );
       assert.equal(all.nextCursor, undefined);
       assert.equal(count('tools/list'), 4);
