@@ -1,7 +1,8 @@
 // Framing benchmark (issue 4): our Framer against the official SDK's ReadBuffer, same process,
 // same 64 KiB chunks, bytes in -> parsed, validated JSON-RPC messages out.
 //
-//   node --import tsx bench/framing.ts [--runs N] [--official-64-runs N] [--cases small,1,8,64] [--no-write]
+//   node --import tsx bench/framing.ts [--runs N] [--official-64-runs N] [--official-64-limit S]
+//                                      [--cases small,1,8,64] [--no-write]
 //
 // `runFramingBench()` is the entry point for bench/run.ts; run directly, this file prints the tables
 // and writes bench/results/framing-<timestamp>.json.
@@ -14,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { deserializeMessage, ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { parseMessage } from '../src/jsonrpc/classify.js';
 import { Framer } from '../src/transport/stdio/framer.js';
@@ -34,6 +36,11 @@ export interface FramingBenchOptions {
   readonly runs?: number;
   /** Measured runs of the official reader on the 64 MiB message (it is O(n^2)). @defaultValue 1 */
   readonly official64MiBRuns?: number;
+  /**
+   * Stop each official 64 MiB run after this many ms (it runs in a worker thread, which is
+   * terminated) and report it as slower than that. @defaultValue no limit (two minutes and more)
+   */
+  readonly official64MiBTimeLimitMs?: number;
   /** Which cases to run, in order. @defaultValue ['small', '1', '8', '64'] */
   readonly cases?: readonly FramingCaseName[];
   /** Write bench/results/framing-<timestamp>.json. @defaultValue true */
@@ -58,6 +65,8 @@ export interface ReaderFigures {
   /** (slowest - fastest) / median time, in percent. */
   readonly spreadPercent: number;
   readonly note?: string;
+  /** A run was stopped at the time limit: the times are lower bounds, the rates upper bounds. */
+  readonly timedOut?: boolean;
 }
 
 export interface FramingCaseResult {
@@ -67,7 +76,7 @@ export interface FramingCaseResult {
   readonly chunks: number;
   readonly ours: ReaderFigures;
   readonly official: ReaderFigures;
-  /** Median throughput, ours / official. */
+  /** Median throughput, ours / official (a lower bound when the official run was stopped). */
   readonly ratio: number;
   /**
    * Each reader's per-line work alone, on lines already split: decode + JSON.parse + classify()
@@ -352,7 +361,65 @@ function timeOnce(reader: ReaderName, workload: Workload, full: boolean): number
   return elapsed;
 }
 
-function figures(bytes: number, plan: Plan, timesMs: number[]): ReaderFigures {
+/**
+ * The official reader on `workload`, in a worker thread stopped after `limitMs`: its O(n^2) reading
+ * of one 64 MiB message takes minutes. The worker gets the same bytes (shared, not copied per
+ * chunk) and the same 64 KiB chunking, and reports the time and the text length it delivered.
+ */
+async function officialInWorker(
+  workload: Workload,
+  limitMs: number,
+  expectedTextLength: number,
+): Promise<{ ms: number; timedOut: boolean }> {
+  const shared = new SharedArrayBuffer(workload.bytes);
+  const view = new Uint8Array(shared);
+  let at = 0;
+  for (const chunk of workload.chunks) {
+    view.set(chunk, at);
+    at += chunk.length;
+  }
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(workerData.readerUrl).then(({ ReadBuffer }) => {
+      const bytes = Buffer.from(workerData.shared);
+      const chunks = [];
+      for (let at = 0; at < bytes.length; at += workerData.chunkBytes) chunks.push(bytes.subarray(at, at + workerData.chunkBytes));
+      const started = performance.now();
+      const buffer = new ReadBuffer({ maxBufferSize: workerData.maxBytes });
+      const lengths = [];
+      for (const chunk of chunks) {
+        buffer.append(chunk);
+        for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) {
+          lengths.push(message.result.content[0].text.length);
+        }
+      }
+      parentPort.postMessage({ ms: performance.now() - started, lengths });
+    });
+  `;
+  const worker = new Worker(code, {
+    eval: true,
+    workerData: {
+      readerUrl: import.meta.resolve('@modelcontextprotocol/sdk/shared/stdio.js'),
+      shared,
+      chunkBytes: CHUNK_BYTES,
+      maxBytes: BENCH_MAX_BYTES,
+    },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await new Promise<{ ms: number; lengths: number[] } | Error | 'timeout'>((resolve) => {
+    worker.once('message', resolve);
+    worker.once('error', resolve);
+    timer = setTimeout(() => resolve('timeout'), limitMs);
+  });
+  clearTimeout(timer);
+  await worker.terminate();
+  if (outcome === 'timeout') return { ms: limitMs, timedOut: true };
+  if (outcome instanceof Error) throw outcome;
+  assert.deepEqual(outcome.lengths, [expectedTextLength], 'official reader (worker): delivered text');
+  return { ms: outcome.ms, timedOut: false };
+}
+
+function figures(bytes: number, plan: Plan, timesMs: number[], timedOut = false): ReaderFigures {
   const mbps = (ms: number) => bytes / 1e6 / (ms / 1e3);
   const medianMs = median(timesMs);
   const slowest = Math.max(...timesMs);
@@ -368,6 +435,7 @@ function figures(bytes: number, plan: Plan, timesMs: number[]): ReaderFigures {
     maxMBps: mbps(fastest),
     spreadPercent: ((slowest - fastest) / medianMs) * 100,
     ...(plan.note ? { note: plan.note } : {}),
+    ...(timedOut ? { timedOut: true } : {}),
   };
 }
 
@@ -375,18 +443,22 @@ interface Plan {
   readonly warmup: number;
   readonly runs: number;
   readonly note?: string;
+  /** Run in a worker thread, stopped after this many ms (the official reader on 64 MiB only). */
+  readonly timeLimitMs?: number;
 }
 
 /**
  * Warm-up runs (the first one's output deep-compared with what was sent), then measured runs in
  * rounds, the readers' order rotating each round so that none always runs right after another.
  */
-function measure(workload: Workload, plans: Record<ReaderName, Plan>): FramingCaseResult {
+async function measure(workload: Workload, plans: Record<ReaderName, Plan>): Promise<FramingCaseResult> {
   const names = Object.keys(READERS) as ReaderName[];
   const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
     ReaderName,
     number[]
   >;
+  const timedOut = new Set<ReaderName>();
+  let expectedTextLength: number | undefined;
   for (const name of names) {
     for (let i = 0; i < plans[name].warmup; i++) timeOnce(name, workload, i === 0);
   }
@@ -395,12 +467,21 @@ function measure(workload: Workload, plans: Record<ReaderName, Plan>): FramingCa
     const order = names.map((_, i) => names[(i + round) % names.length]!);
     for (const name of order) {
       if (times[name].length >= plans[name].runs) continue;
+      const limit = plans[name].timeLimitMs;
+      if (limit !== undefined) {
+        expectedTextLength ??= textOf(ours(workload)[0]).length;
+        collect?.();
+        const run = await officialInWorker(workload, limit, expectedTextLength);
+        times[name].push(run.ms);
+        if (run.timedOut) timedOut.add(name);
+        continue;
+      }
       // Without a warm-up, the first measured run is the deep-compared one (the check is not timed).
       times[name].push(timeOnce(name, workload, plans[name].warmup === 0 && round === 0));
     }
   }
   const f = Object.fromEntries(
-    names.map((name) => [name, figures(workload.bytes, plans[name], times[name])]),
+    names.map((name) => [name, figures(workload.bytes, plans[name], times[name], timedOut.has(name))]),
   ) as Record<ReaderName, ReaderFigures>;
   const framingMs = {
     ours: Math.max(0, f.ours.fastestMs - f.oursParseOnly.fastestMs),
@@ -431,6 +512,7 @@ function formatMs(value: number): string {
 }
 
 function cell(f: ReaderFigures): string {
+  if (f.timedOut) return `< ${formatMBps(f.medianMBps)} (stopped at ${formatMs(f.medianMs / 1000)} s)`;
   return `${formatMBps(f.medianMBps)} (±${(f.spreadPercent / 2).toFixed(0)}%, n=${f.runs})`;
 }
 
@@ -450,7 +532,7 @@ function throughputTable(cases: FramingCaseResult[]): string[] {
       (c.bytes / 1e6).toFixed(1),
       cell(c.ours),
       cell(c.official),
-      `${c.ratio.toFixed(c.ratio >= 10 ? 0 : 2)}x`,
+      `${c.official.timedOut ? '> ' : ''}${c.ratio.toFixed(c.ratio >= 10 ? 0 : 2)}x`,
     ]),
   );
 }
@@ -494,7 +576,13 @@ function sdkVersion(): string {
 /** The bench's cases: `small` (100,000 messages) and one message of 1, 8 or 64 MiB. */
 export type FramingCaseName = 'small' | '1' | '8' | '64';
 
-function plansFor(name: FramingCaseName, runs: number, official64MiBRuns: number, notes: string[]) {
+function plansFor(
+  name: FramingCaseName,
+  runs: number,
+  official64MiBRuns: number,
+  notes: string[],
+  official64MiBTimeLimitMs?: number,
+) {
   const all = (plan: Plan): Record<ReaderName, Plan> => ({
     ours: plan,
     official: plan,
@@ -504,12 +592,22 @@ function plansFor(name: FramingCaseName, runs: number, official64MiBRuns: number
   if (name === 'small') return all({ warmup: 2, runs });
   if (name === '1') return all({ warmup: 2, runs: runs * 3 }); // short runs: more of them
   if (name === '8') return all({ warmup: 2, runs });
+  const limit = official64MiBTimeLimitMs;
   const note =
-    `official reader capped at ${official64MiBRuns} run(s) without warm-up: it is O(n^2) ` +
-    '(it re-concatenates and rescans the whole buffer on every chunk)';
+    `official reader capped at ${official64MiBRuns} run(s) without warm-up` +
+    (limit === undefined ? '' : `, each stopped after ${limit / 1000} s (in a worker thread)`) +
+    ': it is O(n^2) (it re-concatenates and rescans the whole buffer on every chunk)';
   notes.push(`64 MiB: ${note}.`);
   const plan = { warmup: 1, runs: Math.max(3, Math.ceil(runs / 2)) };
-  return { ...all(plan), official: { warmup: 0, runs: official64MiBRuns, note } };
+  return {
+    ...all(plan),
+    official: {
+      warmup: 0,
+      runs: official64MiBRuns,
+      note,
+      ...(limit === undefined ? {} : { timeLimitMs: limit }),
+    },
+  };
 }
 
 /**
@@ -535,7 +633,12 @@ export async function runFramingBench(options: FramingBenchOptions = {}): Promis
   for (const name of names) {
     const workload = name === 'small' ? smallMessages() : largeMessage(Number(name) * MiB);
     log(`framing: ${workload.name} ...`);
-    cases.push(measure(workload, plansFor(name, runs, official64MiBRuns, notes)));
+    cases.push(
+      await measure(
+        workload,
+        plansFor(name, runs, official64MiBRuns, notes, options.official64MiBTimeLimitMs),
+      ),
+    );
     await new Promise((resolve) => setImmediate(resolve));
   }
 
@@ -610,6 +713,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     options: {
       runs: { type: 'string' },
       'official-64-runs': { type: 'string' },
+      'official-64-limit': { type: 'string' },
       cases: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
     },
@@ -622,6 +726,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
   await runFramingBench({
     runs: number(values.runs),
     official64MiBRuns: number(values['official-64-runs']),
+    official64MiBTimeLimitMs:
+      values['official-64-limit'] === undefined ? undefined : Number(values['official-64-limit']) * 1000,
     cases,
     write: !values['no-write'],
   });

@@ -172,7 +172,7 @@ export class Client extends EventEmitter<ClientEvents> {
   }
 
   /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
-  async request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<unknown> {
+  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<unknown> {
     if (!channels.request.hasSubscribers) return this.#request(method, params, options);
     return channels.request.tracePromise(() => this.#request(method, params, options), {
       server: this.name,
@@ -180,21 +180,45 @@ export class Client extends EventEmitter<ClientEvents> {
     });
   }
 
-  async #request(method: string, params: Params, options: RequestOptions): Promise<unknown> {
+  /**
+   * While ready, the request goes out synchronously, with no promise or tick of its own before the
+   * connection's (the hot path: one call per request); otherwise it waits for the session first.
+   * Never throws: every failure is a rejection.
+   */
+  #request(method: string, params: Params, options: RequestOptions): Promise<unknown> {
+    const session = this.#supervisor.session;
+    if (session === undefined) return this.#requestWhenReady(method, params, options);
+    try {
+      // No time was spent waiting: the options go as they are (the session applies the same
+      // default timeout).
+      return this.#send(session, method, params, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #requestWhenReady(method: string, params: Params, options: RequestOptions): Promise<unknown> {
     const timeout = options.timeout ?? this.#options.requestTimeout;
     const started = Date.now();
     const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
+    const left = Math.max(1, timeout - (Date.now() - started));
+    return this.#send(session, method, params, { ...options, timeout: left });
+  }
+
+  #send(session: Session, method: string, params: Params, options: RequestOptions): Promise<unknown> {
     const missing = missingCapability(method, session.serverCapabilities);
     if (missing) throw new CapabilityError(method, missing, { server: this.name });
     const cacheable = this.#cache !== undefined && session.era === 'modern' && CACHEABLE_METHODS.has(method);
     if (cacheable) {
       const cached = this.#cache!.get(method, params);
-      if (cached !== undefined) return cached;
+      if (cached !== undefined) return Promise.resolve(cached);
     }
-    const left = Math.max(1, timeout - (Date.now() - started));
-    const result = await session.request(method, params, { ...options, timeout: left });
-    if (cacheable && !retriedResults.has(result as object)) this.#cache!.set(method, params, result);
-    return result;
+    const sent = session.request(method, params, options);
+    if (!cacheable) return sent;
+    return sent.then((result) => {
+      if (!retriedResults.has(result as object)) this.#cache!.set(method, params, result);
+      return result;
+    });
   }
 
   /** Any notification. Throws if the client is not ready. */

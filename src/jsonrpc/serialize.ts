@@ -3,6 +3,8 @@ import type { JsonRpcMessage } from './messages.js';
 // Line breaks JSON.stringify leaves raw: U+2028 and U+2029 end a line for JavaScript, and they and
 // U+0085 (NEL) do for Python's str.splitlines, so a reader splitting on them would cut the message.
 const UNESCAPED_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+/** The same test without the global flag (no lastIndex state): most messages have none of them. */
+const HAS_UNESCAPED_LINE_BREAK = /[\u0085\u2028\u2029]/;
 const escapeLineBreak = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
@@ -22,5 +24,6 @@ export function serialize(message: JsonRpcMessage): string {
   if (typeof text !== 'string' || text[0] !== '{') {
     throw new TypeError('a JSON-RPC message must serialise to a JSON object');
   }
-  return `${text.replace(UNESCAPED_LINE_BREAKS, escapeLineBreak)}\n`;
+  if (HAS_UNESCAPED_LINE_BREAK.test(text)) text = text.replace(UNESCAPED_LINE_BREAKS, escapeLineBreak);
+  return `${text}\n`;
 }
