@@ -1,4 +1,8 @@
-import type { StdioTransport } from '../../src/transport/stdio/stdio-transport.js';
+import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
+import { SpawnError } from '../../src/errors.js';
+import type { StdioOptions } from '../../src/transport/stdio/options.js';
+import { StdioTransport } from '../../src/transport/stdio/stdio-transport.js';
 import type { CloseReason } from '../../src/transport/transport.js';
 
 let nextId = 1;
@@ -24,4 +28,32 @@ export function requestOver(transport: StdioTransport, method: string, ms = 15_0
     transport.on('close', onClose);
     transport.send({ jsonrpc: '2.0', id, method, params: {} });
   });
+}
+
+/**
+ * Starts a transport that must fail to start: asserts a SpawnError, no process, `exited` settled,
+ * and exactly one `'close'` with `spawn_failed`. Returns the error and that close reason.
+ */
+export async function failedStart(
+  options: StdioOptions,
+): Promise<{ error: SpawnError; reason: CloseReason }> {
+  const transport = new StdioTransport({ stdinGrace: 1000, termGrace: 1000, ...options });
+  const closes: CloseReason[] = [];
+  transport.on('close', (reason) => closes.push(reason));
+  const error = await transport.start().then(
+    async () => {
+      await transport.close();
+      await transport.exited;
+      assert.fail('start() should have rejected');
+    },
+    (rejection: unknown) => rejection,
+  );
+  assert.deepEqual(await transport.exited, { code: null, signal: null });
+  assert.equal(transport.pid, undefined, 'no process was started');
+  assert.ok(error instanceof SpawnError, `expected a SpawnError, got ${inspect(error)}`);
+  assert.equal(error.code, 'CONDUIT_SPAWN_FAILED');
+  assert.equal(closes.length, 1, "'close' is emitted exactly once");
+  assert.deepEqual(closes[0], { type: 'spawn_failed', error });
+  assert.equal(transport.closeReason, closes[0]);
+  return { error, reason: closes[0]! };
 }

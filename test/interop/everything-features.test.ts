@@ -23,8 +23,9 @@ import {
   McpError,
   type Progress,
 } from '../../src/index.js';
-import type { ContentBlock, LogMessage } from '../../src/protocol/results.js';
+import type { LogMessage } from '../../src/protocol/results.js';
 import { guardProcesses, waitGroupGone } from '../helpers/processes.js';
+import { names, textOf, waitFor } from '../helpers/wait.js';
 
 guardProcesses();
 
@@ -117,22 +118,6 @@ async function withEverything(
     await client.close();
   }
 }
-
-/** Waits until `condition` holds, failing with `what` after `ms`. */
-async function waitFor(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-function textOf(result: { content: ContentBlock[]; isError?: boolean }): string {
-  assert.notEqual(result.isError, true, `the tool failed: ${JSON.stringify(result.content)}`);
-  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-const names = (items: Array<{ name: string }>) => items.map((item) => item.name);
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -39,10 +39,11 @@ import {
   ProtocolError,
   type ReadyEvent,
 } from '../../src/index.js';
-import type { CallToolResult, ContentBlock, LogMessage } from '../../src/protocol/results.js';
+import type { CallToolResult, LogMessage } from '../../src/protocol/results.js';
 import { fixture } from '../helpers/fixtures.js';
 import { guardProcesses, waitGroupGone } from '../helpers/processes.js';
 import { stdinRecord } from '../helpers/record.js';
+import { names, textOf, waitFor } from '../helpers/wait.js';
 
 guardProcesses();
 
@@ -122,21 +123,6 @@ async function withSdk(
   }
 }
 
-/** Waits until `condition` holds, failing with `what` after `ms`. */
-async function waitFor(condition: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-function textOf(result: { content: ContentBlock[]; isError?: boolean }): string {
-  assert.notEqual(result.isError, true, `the tool failed: ${JSON.stringify(result.content)}`);
-  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-const names = (items: Array<{ name: string }>) => items.map((item) => item.name);
 const metaOf = (message: Message) => (message.params?._meta ?? {}) as Record<string, unknown>;
 const countOf = (seen: Seen, event: string) => seen.notifications.filter((n) => n.method === event).length;
 

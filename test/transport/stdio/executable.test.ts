@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { inspect } from 'node:util';
-import { SpawnError } from '../../../src/errors.js';
 import {
   batchFileInvocation,
   batchFileProblem,
@@ -16,10 +14,9 @@ import {
 } from '../../../src/transport/stdio/executable.js';
 import type { StdioOptions } from '../../../src/transport/stdio/options.js';
 import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js';
-import type { CloseReason } from '../../../src/transport/transport.js';
 import { fixture, temporaryDirectory } from '../../helpers/fixtures.js';
 import { guardProcesses } from '../../helpers/processes.js';
-import { requestOver } from '../../helpers/transport.js';
+import { failedStart, requestOver } from '../../helpers/transport.js';
 
 guardProcesses();
 
@@ -281,29 +278,6 @@ async function argvOf(options: StdioOptions): Promise<unknown> {
   }
 }
 
-/** Starts a transport that must fail; returns the rejection and every close reason emitted. */
-async function failedStart(options: StdioOptions) {
-  const transport = new StdioTransport({ ...FAST, ...options });
-  const closes: CloseReason[] = [];
-  transport.on('close', (reason) => closes.push(reason));
-  const error = await transport.start().then(
-    async () => {
-      await transport.close();
-      await transport.exited;
-      assert.fail('start() should have rejected');
-    },
-    (rejection: unknown) => rejection,
-  );
-  assert.deepEqual(await transport.exited, { code: null, signal: null });
-  assert.equal(transport.pid, undefined, 'no process was started');
-  assert.ok(error instanceof SpawnError, `expected a SpawnError, got ${inspect(error)}`);
-  assert.equal(error.code, 'CONDUIT_SPAWN_FAILED');
-  assert.equal(closes.length, 1, "'close' is emitted exactly once");
-  assert.deepEqual(closes[0], { type: 'spawn_failed', error });
-  assert.equal(transport.closeReason, closes[0]);
-  return error;
-}
-
 test('a name is found through the PATH given in env, not this process PATH, when start() runs', async () => {
   const bin = path.join(directory, 'child-bin');
   const options = { command: 'conduit-echo-server', args: ['--flag', 'x'], env: { PATH: bin } };
@@ -329,23 +303,23 @@ test('a name is found through the PATH given in env, not this process PATH, when
 });
 
 test('a name in this process PATH but not in the child PATH is not found', async () => {
-  const error = await failedStart({ command: 'node', env: { PATH: emptyDirectory } });
+  const error = (await failedStart({ command: 'node', env: { PATH: emptyDirectory } })).error;
   assert.equal(error.message, `node was not found in PATH=${emptyDirectory}`);
   assert.equal(error.command, 'node');
   assert.equal(error.retryable, false);
 });
 
 test('a missing command closes with spawn_failed; the error names the command and the PATH searched', async () => {
-  const error = await failedStart({ command: 'conduit-no-such-server' });
+  const error = (await failedStart({ command: 'conduit-no-such-server' })).error;
   assert.equal(error.message, `conduit-no-such-server was not found in PATH=${process.env.PATH}`);
   assert.equal(error.command, 'conduit-no-such-server');
   assert.equal(error.retryable, false);
 });
 
 test('a missing path is reported against the cwd it was resolved in', async () => {
-  const error = await failedStart({ command: './conduit-missing.sh', cwd: emptyDirectory });
+  const error = (await failedStart({ command: './conduit-missing.sh', cwd: emptyDirectory })).error;
   assert.equal(error.message, `./conduit-missing.sh was not found (resolved against ${emptyDirectory})`);
-  const absolute = await failedStart({ command: path.join(emptyDirectory, 'missing') });
+  const absolute = (await failedStart({ command: path.join(emptyDirectory, 'missing') })).error;
   assert.equal(
     absolute.message,
     `${path.join(emptyDirectory, 'missing')} was not found (resolved against ${process.cwd()})`,
@@ -357,7 +331,7 @@ test('a file without the execute bit fails to start with EACCES, by name and by 
   const file = writeServerScript(path.join(bin, 'conduit-plain-file'), 0o644);
   const expected = `${file} is not executable (EACCES): check its permissions (chmod +x) or run it through its interpreter`;
   for (const options of [{ command: 'conduit-plain-file', env: { PATH: bin } }, { command: file }]) {
-    const error = await failedStart(options);
+    const error = (await failedStart(options)).error;
     assert.equal(error.message, expected);
     assert.match(error.message, /EACCES/);
     assert.match(error.message, /not executable/);
@@ -403,7 +377,7 @@ test('an executable whose #! interpreter is missing fails to start and says so',
   const file = path.join(directory, 'bad-interpreter');
   writeFileSync(file, '#!/conduit/no/such/interpreter\n');
   chmodSync(file, 0o755);
-  const error = await failedStart({ command: file });
+  const error = (await failedStart({ command: file })).error;
   assert.equal(
     error.message,
     `${file} could not be started: spawn ${file} ENOENT: the file exists, so its interpreter ` +

@@ -15,16 +15,14 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { inspect, promisify } from 'node:util';
-import { SpawnError } from '../../../src/errors.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { Secret } from '../../../src/secret.js';
 import type { StdioOptions } from '../../../src/transport/stdio/options.js';
 import { readProcStat } from '../../../src/transport/stdio/process-group.js';
 import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js';
-import type { CloseReason } from '../../../src/transport/transport.js';
 import { fixture, nodeServer, temporaryDirectory } from '../../helpers/fixtures.js';
 import { guardProcesses } from '../../helpers/processes.js';
-import { requestOver } from '../../helpers/transport.js';
+import { failedStart, requestOver } from '../../helpers/transport.js';
 
 guardProcesses();
 
@@ -73,26 +71,6 @@ async function withParentEnv<T>(
   } finally {
     assign(saved);
   }
-}
-
-/** Starts a transport that must fail; returns the rejection and the one close reason. */
-async function failedStart(options: StdioOptions): Promise<{ error: SpawnError; reason: CloseReason }> {
-  const transport = new StdioTransport({ ...FAST, ...options });
-  const closes: CloseReason[] = [];
-  transport.on('close', (reason) => closes.push(reason));
-  const error = await transport.start().then(
-    async () => {
-      await transport.close();
-      await transport.exited;
-      assert.fail('start() should have rejected');
-    },
-    (rejection: unknown) => rejection,
-  );
-  await transport.exited;
-  assert.ok(error instanceof SpawnError, `expected a SpawnError, got ${inspect(error)}`);
-  assert.equal(closes.length, 1);
-  assert.deepEqual(closes[0], { type: 'spawn_failed', error });
-  return { error, reason: closes[0]! };
 }
 
 /** Everything an error or a close reason could show, as text. */
