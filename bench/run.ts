@@ -382,6 +382,22 @@ async function closeScenario(ids: ClientId[], warmup: number, runs: number): Pro
     figures,
     notes: [],
   });
+  // The same samples by their mean: an exit takes about 4 or about 8 ms here, whoever closes the
+  // server, so the median of each client lands on one mode or the other from run to run.
+  const means: Partial<Record<ClientId, Figures>> = {};
+  for (const id of ids) {
+    const f = figures[id]!;
+    const all = samples.get(id)!;
+    means[id] = { ...f, median: all.reduce((a, b) => a + b, 0) / (all.length || 1), statistic: 'mean' };
+  }
+  scenarios.push({
+    id: 'close-mean',
+    title: 'close, server honouring EOF (until the process is gone), mean',
+    unit: 'ms',
+    better: 'lower',
+    figures: means,
+    notes: [],
+  });
 }
 
 // ---- child-process scenarios -------------------------------------------------------------------
@@ -682,7 +698,11 @@ function buildRows(framing: FramingBenchResult | undefined): void {
     info,
     `connect, silent legacy server (auto), official 2.x given probe.timeoutMs ${PROBE_TIMEOUT_MS}`,
   );
-  addRow('close', legacy, atMostRaw(1.1));
+  addRow('close', legacy, info, 'close, server honouring EOF (until the process is gone), median');
+  addRow('close-mean', legacy, (row) => ({
+    target: '<= 1.1x raw (on the means: the exit time is bimodal)',
+    met: row.vsRaw <= 1.1,
+  }));
   // Bounded near the cap: closed with write_queue_full, under 2.5x the cap, and no more for 4x the data.
   const bounded: TargetCheck = (row) => {
     const ours = row.cells.conduit?.figures;

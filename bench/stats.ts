@@ -18,6 +18,8 @@ export interface Figures {
   readonly capped?: boolean;
   /** Extra values worth keeping (e.g. close() resolution times). */
   readonly extra?: Record<string, number | string>;
+  /** Set when `median` holds the mean instead (a bimodal measure, where the median flips). */
+  readonly statistic?: 'mean';
 }
 
 export function median(values: readonly number[]): number {
