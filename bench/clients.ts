@@ -303,6 +303,36 @@ function conduit(id: ClientId, label: string, protocol: ProtocolMode): ClientKin
   };
 }
 
+/** What both official clients (1.x and 2.x) have in common, as far as the bench uses them. */
+interface OfficialClient {
+  onclose?: (() => void) | undefined;
+  connect(transport: never): Promise<void>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Connects an official client over its stdio transport and wraps it as a BenchConnection. */
+async function connectOfficial(
+  client: OfficialClient,
+  transport: { pid: number | null },
+): Promise<BenchConnection> {
+  let closedBecause: string | undefined;
+  client.onclose = () => {
+    closedBecause ??= 'closed';
+  };
+  await client.connect(transport as never);
+  return {
+    pid: transport.pid ?? undefined,
+    get closedBecause() {
+      return closedBecause;
+    },
+    async call(name, args) {
+      return textOf(await client.callTool({ name, arguments: args }));
+    },
+    close: () => client.close(),
+  };
+}
+
 const sdk1: ClientKind = {
   id: 'sdk1',
   label: `official 1.x (sdk ${SDK1_VERSION})`,
@@ -315,22 +345,7 @@ const sdk1: ClientKind = {
       args: serverArgs(spec),
       stderr: 'inherit',
     });
-    const client = new Client(CLIENT_INFO);
-    let closedBecause: string | undefined;
-    client.onclose = () => {
-      closedBecause ??= 'closed';
-    };
-    await client.connect(transport);
-    return {
-      pid: transport.pid ?? undefined,
-      get closedBecause() {
-        return closedBecause;
-      },
-      async call(name, args) {
-        return textOf(await client.callTool({ name, arguments: args }));
-      },
-      close: () => client.close(),
-    };
+    return connectOfficial(new Client(CLIENT_INFO), transport);
   },
 };
 
@@ -358,21 +373,7 @@ function sdk2(id: ClientId, label: string, mode: 'legacy' | 'auto', probeTimeout
             }
           : {},
       );
-      let closedBecause: string | undefined;
-      client.onclose = () => {
-        closedBecause ??= 'closed';
-      };
-      await client.connect(transport);
-      return {
-        pid: transport.pid ?? undefined,
-        get closedBecause() {
-          return closedBecause;
-        },
-        async call(name, args) {
-          return textOf(await client.callTool({ name, arguments: args }));
-        },
-        close: () => client.close(),
-      };
+      return connectOfficial(client, transport);
     },
   };
 }

@@ -13,12 +13,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { deserializeMessage, ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { parseMessage } from '../src/jsonrpc/classify.js';
 import { Framer } from '../src/transport/stdio/framer.js';
+import { collectGarbage } from './stats.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -333,18 +332,7 @@ type ReaderName = keyof typeof READERS;
 // ---- measurement --------------------------------------------------------------------------------
 
 /** A full GC before each run, so one run's garbage is not collected on the next one's clock. */
-function gcFunction(): (() => void) | undefined {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    return vm.runInNewContext('gc') as () => void;
-  } catch {
-    return undefined;
-  }
-}
-
-const collect = gcFunction();
+const collect = collectGarbage;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
