@@ -1,5 +1,5 @@
-// Validates wire messages against the official MCP JSON schemas kept beside the repository in
-// ../shared/spec (see its README.md): 2026-07-28 for the modern era, 2025-11-25 for the legacy one.
+// Validates wire messages against the official MCP JSON schemas, verbatim copies kept in
+// test/data/spec (see its README.md): 2026-07-28 for the modern era, 2025-11-25 for the legacy one.
 import { AssertionError } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,8 +12,8 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 
 /** Where each era's schema is read from (the first time a type of that file is needed). */
 export const schemaFiles: Record<Era, string> = {
-  modern: path.resolve(repoRoot, '../shared/spec/schema-2026-07-28.json'),
-  legacy: path.resolve(repoRoot, '../shared/spec/schema-2025-11-25.json'),
+  modern: path.join(repoRoot, 'test/data/spec/schema-2026-07-28.json'),
+  legacy: path.join(repoRoot, 'test/data/spec/schema-2025-11-25.json'),
 };
 
 interface LoadedSchema {
@@ -30,7 +30,7 @@ function load(era: Era): LoadedSchema {
   if (cached) return cached;
   if (!existsSync(file)) {
     throw new Error(
-      `the ${era} MCP schema is missing: looked for ${file} (the shared spec folder must sit beside the repository, at ../shared/spec)`,
+      `the ${era} MCP schema is missing: looked for ${file} (test/data/spec holds the official schemas; restore it from git)`,
     );
   }
   const schema = JSON.parse(readFileSync(file, 'utf8')) as { $defs?: Record<string, unknown> };
