@@ -27,5 +27,21 @@ export const channels = {
   request: dc.tracingChannel('conduit-mcp:request'),
 } as const;
 
+/**
+ * Whether anything listens on the request tracing channel. `TracingChannel.hasSubscribers` exists
+ * only from Node 20.13 (and 22.0); before that it is undefined, so ask the five channels themselves.
+ */
+export function requestTraced(): boolean {
+  const tracing = channels.request;
+  return (
+    tracing.hasSubscribers ??
+    (tracing.start.hasSubscribers ||
+      tracing.end.hasSubscribers ||
+      tracing.asyncStart.hasSubscribers ||
+      tracing.asyncEnd.hasSubscribers ||
+      tracing.error.hasSubscribers)
+  );
+}
+
 /** `NODE_DEBUG=conduit-mcp` turns this on. */
 export const debug = debuglog('conduit-mcp');

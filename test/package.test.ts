@@ -1,4 +1,6 @@
-// The package as users get it: pack it, install the tarball into a fresh project, import it.
+// The package as users get it: pack it, install the tarball into a fresh project, import it, run its
+// command on the demo server and a short Client script. CONDUIT_SMOKE_NODE names another Node binary
+// to run the installed package with (CI uses it for the oldest version `engines` allows).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +11,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '..');
+const smokeNode = process.env.CONDUIT_SMOKE_NODE ?? process.execPath;
+const demoServer = path.join(repoRoot, 'examples', 'demo-server.mjs');
 
 // Under `npm test` the environment carries npm_config_local_prefix=<repo> and the like, which
 // would make the nested npm commands act on this repository instead of the temporary project.
@@ -19,7 +23,11 @@ async function npm(args: string[], cwd: string): Promise<string> {
   return stdout;
 }
 
-test('the packed tarball installs and exports the public API with types', { timeout: 300_000 }, async () => {
+const nodeVersion = (await run(smokeNode, ['--version'])).stdout.trim();
+
+test(`the packed tarball installs, exports the public API with types, and runs on Node ${nodeVersion}`, {
+  timeout: 300_000,
+}, async () => {
   if (!existsSync(path.join(repoRoot, 'dist/index.js'))) await npm(['run', 'build'], repoRoot);
 
   const directory = mkdtempSync(path.join(tmpdir(), 'conduit-pack-'));
@@ -60,7 +68,7 @@ console.log(JSON.stringify({
 }));
 `,
   );
-  const { stdout } = await run(process.execPath, ['check.mjs'], { cwd: project, env, timeout: 30_000 }).catch(
+  const { stdout } = await run(smokeNode, ['check.mjs'], { cwd: project, env, timeout: 30_000 }).catch(
     (error: { stderr?: string }) => assert.fail(`importing the installed package failed:\n${error.stderr}`),
   );
   assert.deepEqual(JSON.parse(stdout), {
@@ -69,4 +77,50 @@ console.log(JSON.stringify({
     Secret: 'function',
     ConfigError: 'function',
   });
+
+  // The command, from the installed bin, on the demo server (run by the same Node).
+  const bin = path.join(project, 'node_modules', 'conduit-mcp', 'dist', 'cli', 'main.js');
+  const inspect = await run(smokeNode, [bin, 'inspect', '--', smokeNode, demoServer], {
+    cwd: project,
+    env,
+    timeout: 60_000,
+  }).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp inspect failed:\n${error.stderr}`));
+  assert.match(inspect.stdout, /conduit-demo/);
+  assert.match(inspect.stdout, /countdown/);
+
+  // A Client script: connect, call a tool with progress, trace the request, close.
+  writeFileSync(
+    path.join(project, 'client.mjs'),
+    `import dc from 'node:diagnostics_channel';
+import { Client } from 'conduit-mcp';
+const traced = [];
+dc.tracingChannel('conduit-mcp:request').subscribe({
+  start: (message) => traced.push(message.method), end() {}, asyncStart() {}, asyncEnd() {}, error() {},
+});
+const client = new Client({ name: 'demo', transport: { type: 'stdio', command: process.execPath, args: [${JSON.stringify(demoServer)}] } });
+await client.connect();
+let progress = 0;
+const result = await client.callTool({ name: 'countdown', arguments: { from: 3, delayMs: 1 } }, { onProgress: () => progress++ });
+await client.close();
+console.log(JSON.stringify({ era: client.era, state: client.state, text: result.content[0].text, progress, traced }));
+`,
+  );
+  const script = await run(smokeNode, ['client.mjs'], { cwd: project, env, timeout: 60_000 }).catch(
+    (error: { stderr?: string }) => assert.fail(`the Client script failed:\n${error.stderr}`),
+  );
+  const outcome = JSON.parse(script.stdout) as {
+    era: string;
+    state: string;
+    text: string;
+    progress: number;
+    traced: string[];
+  };
+  assert.equal(outcome.era, 'modern');
+  assert.equal(outcome.state, 'closed');
+  assert.match(outcome.text, /\S/);
+  assert.equal(outcome.progress, 3);
+  assert.ok(
+    outcome.traced.includes('tools/call'),
+    `requests are traced on ${nodeVersion}: ${outcome.traced.join(', ')}`,
+  );
 });

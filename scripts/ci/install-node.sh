@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Installs the newest Node of one major line from the npm registry's `node` package into a
-# throwaway folder (.tmp/node-<major>, git-ignored; never over the system Node) and prints the
-# path of its binary. Usage: scripts/ci/install-node.sh 22
+# Installs Node from the npm registry's `node` package into a throwaway folder (.tmp/node-<spec>,
+# git-ignored; never over the system Node) and prints the path of its binary. The spec is a major
+# line (the newest of it) or an exact version. Usage: scripts/ci/install-node.sh 22 | 20.4.0
 set -euo pipefail
-major=${1:?usage: install-node.sh <major>}
+spec=${1:?usage: install-node.sh <major | exact version>}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-prefix="$root/.tmp/node-$major"
+prefix="$root/.tmp/node-$spec"
 bin="$prefix/node_modules/node/bin/node"
-if [ ! -x "$bin" ] || [ "$("$bin" --version | cut -d. -f1)" != "v$major" ]; then
+matches() { case "$("$bin" --version 2>/dev/null)." in "v$spec."*) return 0 ;; *) return 1 ;; esac; }
+if [ ! -x "$bin" ] || ! matches; then
   rm -rf "$prefix" && mkdir -p "$prefix"
-  npm install --prefix "$prefix" --no-audit --no-fund --no-save --loglevel=error "node@$major" >&2
+  npm install --prefix "$prefix" --no-audit --no-fund --no-save --loglevel=error "node@$spec" >&2
 fi
-[ "$("$bin" --version | cut -d. -f1)" = "v$major" ] || { echo "install-node: $bin is not Node $major" >&2; exit 1; }
+matches || { echo "install-node: $bin is not Node $spec" >&2; exit 1; }
 echo "$bin"

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { channels } from '../diagnostics.js';
+import { channels, requestTraced } from '../diagnostics.js';
 import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
@@ -173,7 +173,7 @@ export class Client extends EventEmitter<ClientEvents> {
 
   /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
   request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<unknown> {
-    if (!channels.request.hasSubscribers) return this.#request(method, params, options);
+    if (!requestTraced()) return this.#request(method, params, options);
     return channels.request.tracePromise(() => this.#request(method, params, options), {
       server: this.name,
       method,
