@@ -1,4 +1,6 @@
-import type { CloseReason } from './transport/transport.js';
+import { type CloseReason, describeCloseReason } from './close-reason/close-reason.js';
+
+export { describeCloseReason };
 
 const kConduitError = Symbol.for('conduit-mcp.error');
 
@@ -165,26 +167,4 @@ export class CapabilityError extends ConduitError {
 /** A method was called at a time it cannot work (e.g. `send()` before `start()`). */
 export class UsageError extends ConduitError {
   readonly code = 'CONDUIT_USAGE';
-}
-
-/** One line that says why a transport closed, for messages and logs. */
-export function describeCloseReason(reason: CloseReason): string {
-  switch (reason.type) {
-    case 'closed':
-      return 'closed by the client';
-    case 'exit_status':
-      return reason.signal
-        ? `the server was killed by ${reason.signal}`
-        : `the server exited with status ${reason.status}`;
-    case 'spawn_failed':
-      return `the server could not be started: ${reason.error.message}`;
-    case 'message_too_large':
-      return `the server wrote a message larger than ${reason.limit} bytes`;
-    case 'junk_output':
-      return `the server wrote more than ${reason.limit} lines in a row that are not JSON-RPC`;
-    case 'write_queue_full':
-      return `the server stopped reading: more than ${reason.limit} bytes were waiting to be written`;
-    case 'stream_error':
-      return `a pipe to the server failed: ${reason.error.message}`;
-  }
 }

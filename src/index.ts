@@ -1,9 +1,9 @@
 export type { ReconnectPolicy } from './client/backoff.js';
 export { Client, type ClientEvents } from './client/client.js';
 export type { Progress, RequestOptions } from './client/connection.js';
-export type { ProtocolMode } from './client/eras/discovery.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
 export type { ClientState, ReadyEvent } from './client/supervisor.js';
+export type { CloseReason, CloseReasonType } from './close-reason/close-reason.js';
 export { channels } from './diagnostics.js';
 export * from './errors.js';
 export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
@@ -11,6 +11,7 @@ export * as ErrorCodes from './jsonrpc/error-codes.js';
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
 export type { LogLevel } from './protocol/meta.js';
+export type * from './protocol/results.js';
 export type {
   ClientCapabilities,
   ClientHandlers,
@@ -18,9 +19,9 @@ export type {
   Implementation,
   ServerCapabilities,
 } from './protocol/types.js';
-export type { Era } from './protocol/versions.js';
+export type { Era, ProtocolMode } from './protocol/versions.js';
 export { LEGACY_VERSIONS, MODERN_VERSIONS } from './protocol/versions.js';
 export { isSecret, Secret } from './secret.js';
 export type { EnvValue, StderrOption, StdioOptions } from './transport/stdio/options.js';
 export { type ExitStatus, StdioTransport } from './transport/stdio/stdio-transport.js';
-export type { CloseReason, CloseReasonType, Transport, TransportEvents } from './transport/transport.js';
+export type { Transport, TransportEvents } from './transport/transport.js';

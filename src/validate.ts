@@ -27,6 +27,13 @@ export function at(prefix: string, key: string): string {
   return prefix ? `${prefix}.${key}` : key;
 }
 
+/** An object literal (or null-prototype object): not an array, a Map or any other class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** A null-prototype copy of a plain object's own properties; throws for anything else. */
 export function ownProperties(value: unknown, key: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
-import { Secret } from '../secret.js';
-import type { StdioOptions } from '../transport/stdio/options.js';
+import { ConfigError, Secret, type StdioOptions } from '../index.js';
 import type { CliArguments } from './args.js';
 
 /**

@@ -1,15 +1,15 @@
-import type { Client } from '../client/client.js';
 import type {
   CallToolResult,
+  Client,
   ContentBlock,
   GetPromptResult,
   Prompt,
   ReadResourceResult,
   Resource,
   ResourceTemplate,
+  ServerCapabilities,
   Tool,
-} from '../protocol/results.js';
-import type { ServerCapabilities } from '../protocol/types.js';
+} from '../index.js';
 
 /** One line, without control characters (a server's strings must not drive the terminal). */
 export function oneLine(value: unknown, max = 100): string {

@@ -1,21 +1,21 @@
 import dc from 'node:diagnostics_channel';
-import { Client } from '../client/client.js';
-import type { Progress } from '../client/connection.js';
-import type { ProtocolMode } from '../client/eras/discovery.js';
 import {
   AbortError,
   CapabilityError,
+  Client,
   ClientClosedError,
+  type CloseReason,
   ConfigError,
   ConnectionClosedError,
   describeCloseReason,
   McpError,
+  type Progress,
+  type ProtocolMode,
   RequestTimeoutError,
   SpawnError,
+  type Tool,
   UnsupportedProtocolVersionError,
-} from '../errors.js';
-import type { Tool } from '../protocol/results.js';
-import type { CloseReason } from '../transport/transport.js';
+} from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
 import { transportFromArguments } from './config.js';
 import {

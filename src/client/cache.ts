@@ -1,13 +1,5 @@
 import type { JsonObject } from '../jsonrpc/messages.js';
-
-/** Modern results that carry `ttlMs`/`cacheScope` and may be served from the cache. */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-]);
+import { CACHEABLE_METHODS } from '../protocol/cacheable.js';
 
 /** Entries kept at most; the oldest goes first. */
 export const MAX_CACHE_ENTRIES = 1000;

@@ -16,11 +16,9 @@ import type {
 } from '../protocol/results.js';
 import { capabilitiesFor, type Implementation, type ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { CloseReason } from '../transport/transport.js';
-import { CACHEABLE_METHODS, ResultCache } from './cache.js';
+import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions } from './connection.js';
-import { retriedResults } from './eras/modern.js';
 import type { Session, SessionContext } from './eras/session.js';
 import {
   type ClientOptions,
@@ -30,13 +28,10 @@ import {
 } from './options.js';
 import { collectPages } from './pagination.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
-import { type ClientState, type ReadyEvent, Supervisor } from './supervisor.js';
+import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
 
-export interface ClientEvents {
-  ready: [event: ReadyEvent];
-  disconnected: [reason: CloseReason];
-  reconnecting: [event: { attempt: number; delay: number }];
-  closed: [reason: CloseReason | undefined];
+/** The Supervisor's lifecycle events (`ready`, `disconnected`, `reconnecting`, `closed`), and the server's. */
+export interface ClientEvents extends LifecycleEvents {
   notification: [notification: JsonRpcNotification];
   log: [message: LogMessage];
   toolsListChanged: [];
@@ -112,13 +107,12 @@ export class Client extends EventEmitter<ClientEvents> {
       context,
     });
     const supervisor = this.#supervisor;
-    supervisor.on('ready', (event) => this.emit('ready', event));
-    supervisor.on('disconnected', (reason) => this.emit('disconnected', reason));
-    supervisor.on('reconnecting', (event) => this.emit('reconnecting', event));
     supervisor.on('closed', (reason) => {
       if (channels.clientClosed.hasSubscribers) channels.clientClosed.publish({ server: this.name, reason });
-      this.emit('closed', reason);
     });
+    for (const event of LIFECYCLE_EVENTS) {
+      (supervisor as EventEmitter).on(event, (...args: unknown[]) => emitter.emit(event, ...args));
+    }
     supervisor.on('notification', (notification) => this.#onNotification(notification));
     supervisor.on('session', (session) => this.#onSession(session));
   }
@@ -208,7 +202,7 @@ export class Client extends EventEmitter<ClientEvents> {
   #send(session: Session, method: string, params: Params, options: RequestOptions): Promise<unknown> {
     const missing = missingCapability(method, session.serverCapabilities);
     if (missing) throw new CapabilityError(method, missing, { server: this.name });
-    const cacheable = this.#cache !== undefined && session.era === 'modern' && CACHEABLE_METHODS.has(method);
+    const cacheable = this.#cache !== undefined && session.isCacheable(method);
     if (cacheable) {
       const cached = this.#cache!.get(method, params);
       if (cached !== undefined) return Promise.resolve(cached);
@@ -216,7 +210,7 @@ export class Client extends EventEmitter<ClientEvents> {
     const sent = session.request(method, params, options);
     if (!cacheable) return sent;
     return sent.then((result) => {
-      if (!retriedResults.has(result as object)) this.#cache!.set(method, params, result);
+      if (session.mayCache(result)) this.#cache!.set(method, params, result);
       return result;
     });
   }
@@ -338,13 +332,13 @@ export class Client extends EventEmitter<ClientEvents> {
       this.emit('log', params as unknown as LogMessage);
       return;
     }
-    const modern = this.#lastSession?.era === 'modern';
-    if (modern && method === 'notifications/cancelled' && params?.requestId !== undefined) {
+    const onListenStreams = this.#lastSession?.changeNotifications === 'listen';
+    if (onListenStreams && method === 'notifications/cancelled' && params?.requestId !== undefined) {
       this.#subscriptions.serverCancelled(params.requestId as string);
       return;
     }
-    // Modern change notifications count only on one of our listen streams.
-    if (modern && !this.#subscriptions.accept(notification)) return;
+    // Where change notifications come on listen streams, they count only on one of ours.
+    if (onListenStreams && !this.#subscriptions.accept(notification)) return;
     const changed = LIST_CHANGED[method];
     if (changed) {
       this.#cache?.invalidate(...STALE_LISTS[changed]);

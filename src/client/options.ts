@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.js';
 import { LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
 import type { ClientHandlers, Implementation } from '../protocol/types.js';
-import { resolveStdioOptions, type StdioOptions } from '../transport/stdio/options.js';
+import type { ProtocolMode } from '../protocol/versions.js';
+import { resolveTransportSpec, type TransportSpec } from '../transport/kinds.js';
+import type { ResolvedTransportSpec } from '../transport/transport.js';
 import {
   at,
   booleanOption,
@@ -14,10 +16,8 @@ import {
   stringOption,
 } from '../validate.js';
 import { DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
-import type { ProtocolMode } from './eras/discovery.js';
 
-/** A transport spec: where the server runs. */
-export type TransportSpec = { readonly type: 'stdio' } & StdioOptions;
+export type { TransportSpec };
 
 export interface ClientOptions {
   /** A label for events, errors and logs. */
@@ -28,7 +28,7 @@ export interface ClientOptions {
   readonly clientInfo?: Implementation;
   /** `'auto'` probes with server/discover; `'modern'`/`'legacy'` skip the probe. @defaultValue 'auto' */
   readonly protocol?: ProtocolMode;
-  /** How long to wait for the probe, ms. @defaultValue 3000 (stdio) */
+  /** How long to wait for the probe, ms. @defaultValue the transport kind's: 3000 (stdio) */
   readonly probeTimeout?: number;
   /** Default per-request timeout, ms. @defaultValue 60000 */
   readonly requestTimeout?: number;
@@ -44,7 +44,7 @@ export interface ClientOptions {
 
 export interface ResolvedClientOptions {
   readonly name: string;
-  readonly transport: TransportSpec;
+  readonly transport: ResolvedTransportSpec;
   readonly clientInfo: Implementation;
   readonly protocol: ProtocolMode;
   readonly probeTimeout: number;
@@ -77,7 +77,6 @@ const RECONNECT_KEYS = [
 ] as const;
 const HANDLER_KEYS = ['elicitation', 'sampling', 'roots'] as const;
 
-export const STDIO_PROBE_TIMEOUT = 3000;
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;
 
 const packageVersion: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
@@ -91,21 +90,17 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
   const input = ownProperties(raw, 'options');
   rejectUnknownKeys(input, CLIENT_KEYS, '');
   const name = stringOption(input.name, 'name');
-  const transportInput = ownProperties(input.transport, 'transport');
-  if (transportInput.type !== 'stdio') {
-    throw new ConfigError(
-      'transport.type',
-      `transport.type must be 'stdio' (the only transport so far), got ${describe(transportInput.type)}`,
-    );
-  }
-  // Validated now so a mistake fails at construction; each start validates its own copy again.
-  resolveStdioOptions(transportInput, 'transport');
+  // Resolved once, here: every (re)start creates its transport from this, validating nothing again.
+  const transport = resolveTransportSpec(ownProperties(input.transport, 'transport'), {
+    name,
+    keyPrefix: 'transport',
+  });
   return {
     name,
-    transport: { ...transportInput } as unknown as TransportSpec,
+    transport,
     clientInfo: normalizeClientInfo(input.clientInfo),
     protocol: normalizeProtocol(input.protocol ?? 'auto'),
-    probeTimeout: integerOption(input.probeTimeout ?? STDIO_PROBE_TIMEOUT, 'probeTimeout', 'ms'),
+    probeTimeout: integerOption(input.probeTimeout ?? transport.discovery.probeTimeout, 'probeTimeout', 'ms'),
     requestTimeout: integerOption(input.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT, 'requestTimeout', 'ms', 1),
     reconnect: normalizeReconnect(input.reconnect ?? {}),
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),

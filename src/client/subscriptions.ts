@@ -2,7 +2,6 @@ import { debug } from '../diagnostics.js';
 import { AbortError, ConnectionClosedError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
-import { ModernSession } from './eras/modern.js';
 import type { Session } from './eras/session.js';
 
 /** What a `subscriptions/listen` asks for. */
@@ -41,7 +40,7 @@ interface Stream {
   acknowledged: Promise<void>;
   acknowledge: () => void;
   fail: (error: Error) => void;
-  session: ModernSession;
+  session: Session;
 }
 
 /**
@@ -79,7 +78,7 @@ export class Subscriptions {
     this.#session = session;
     this.#current = undefined;
     this.#draining.clear();
-    if (session.era === 'legacy') {
+    if (session.changeNotifications === 'unsolicited') {
       for (const uri of this.#uris) {
         session.request('resources/subscribe', { uri }).catch((error: Error) => {
           debug('%s: re-subscribing %s failed: %s', this.#name, uri, error.message);
@@ -97,7 +96,7 @@ export class Subscriptions {
     if (wanted === this.#lists.has(event)) return;
     if (wanted) this.#lists.add(event);
     else this.#lists.delete(event);
-    if (this.#session?.era === 'modern') {
+    if (this.#session?.changeNotifications === 'listen') {
       this.#sync().catch((error: Error) =>
         debug('%s: subscriptions/listen failed: %s', this.#name, error.message),
       );
@@ -108,7 +107,7 @@ export class Subscriptions {
     uri: string,
     request: (method: string, params: JsonObject) => Promise<unknown>,
   ): Promise<void> {
-    if (this.#session?.era === 'modern') {
+    if (this.#session?.changeNotifications === 'listen') {
       this.#uris.add(uri);
       await this.#sync();
       return;
@@ -122,7 +121,7 @@ export class Subscriptions {
     request: (method: string, params: JsonObject) => Promise<unknown>,
   ): Promise<void> {
     const had = this.#uris.delete(uri);
-    if (this.#session?.era === 'modern') {
+    if (this.#session?.changeNotifications === 'listen') {
       await this.#sync();
       return;
     }
@@ -170,7 +169,7 @@ export class Subscriptions {
   /** Opens a stream with the wanted filter (if it differs), then cancels the old one. */
   async #sync(): Promise<void> {
     const session = this.#session;
-    if (!(session instanceof ModernSession)) return;
+    if (session?.changeNotifications !== 'listen') return;
     const filter = buildFilter(this.#lists, this.#uris);
     if (sameFilter(this.#current?.filter, filter)) {
       await this.#current?.acknowledged;
@@ -189,7 +188,7 @@ export class Subscriptions {
     }
   }
 
-  #open(session: ModernSession, filter: SubscriptionFilter): Stream {
+  #open(session: Session, filter: SubscriptionFilter): Stream {
     const id = `listen-${++this.#sequence}`;
     const controller = new AbortController();
     let acknowledge!: () => void;

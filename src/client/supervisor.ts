@@ -11,15 +11,12 @@ import {
 } from '../errors.js';
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { Implementation } from '../protocol/types.js';
-import type { Era } from '../protocol/versions.js';
-import type { StdioOptions } from '../transport/stdio/options.js';
-import { StdioTransport } from '../transport/stdio/stdio-transport.js';
-import type { CloseReason } from '../transport/transport.js';
+import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
+import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport/transport.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { type EraMemory, establishSession, ProbeExitError, type ProtocolMode } from './eras/discovery.js';
-import { ModernSession } from './eras/modern.js';
-import type { Session, SessionContext } from './eras/session.js';
+import { establishSession, ProbeExitError } from './eras/discovery.js';
+import type { EraMemory, Session, SessionContext } from './eras/session.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -29,11 +26,22 @@ export interface ReadyEvent {
   serverInfo: Implementation | undefined;
 }
 
-export interface SupervisorEvents {
+/** The lifecycle events the Client passes on as they are. */
+export interface LifecycleEvents {
   ready: [event: ReadyEvent];
   disconnected: [reason: CloseReason];
   reconnecting: [event: { attempt: number; delay: number }];
   closed: [reason: CloseReason | undefined];
+}
+
+export const LIFECYCLE_EVENTS: readonly (keyof LifecycleEvents)[] = [
+  'ready',
+  'disconnected',
+  'reconnecting',
+  'closed',
+];
+
+export interface SupervisorEvents extends LifecycleEvents {
   notification: [notification: JsonRpcNotification];
   /** A new session is ready (internal: the client restores subscriptions on it). */
   session: [session: Session];
@@ -41,7 +49,8 @@ export interface SupervisorEvents {
 
 export interface SupervisorConfig {
   name: string;
-  transport: StdioOptions;
+  /** Creates each process's transport and brings its kind's discovery rules. */
+  transport: ResolvedTransportSpec;
   protocol: ProtocolMode;
   probeTimeout: number;
   requestTimeout: number;
@@ -78,7 +87,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
   #session: Session | undefined;
   #connection: Connection | undefined;
-  #transport: StdioTransport | undefined;
+  #transport: Transport | undefined;
   #memory: EraMemory | undefined;
   #lastReason: CloseReason | undefined;
   #firstConnect: Promise<void> | undefined;
@@ -100,7 +109,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /** The current server process's transport, if any. */
-  get transport(): StdioTransport | undefined {
+  get transport(): Transport | undefined {
     return this.#transport;
   }
 
@@ -186,7 +195,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         if (error instanceof ProbeExitError && !restartedAfterProbeExit) {
           // Some strict legacy servers exit when the first message is not initialize.
           restartedAfterProbeExit = true;
-          this.#memory = { era: 'legacy', version: '2025-11-25' };
+          this.#memory = { era: 'legacy', version: LATEST_LEGACY_VERSION };
           debug('%s: %s; restarting straight into initialize', this.#config.name, error.message);
           continue;
         }
@@ -203,11 +212,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         continue;
       }
       this.#session = session;
-      this.#memory = {
-        era: session.era,
-        version: session.protocolVersion,
-        discovered: session instanceof ModernSession ? session.discovered : undefined,
-      };
+      this.#memory = session.memory;
       this.#state = 'ready';
       const ready: ReadyEvent = {
         era: session.era,
@@ -246,7 +251,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** One attempt: a new process, a new connection, the session opened on it. */
   async #open(): Promise<Session> {
     const config = this.#config;
-    const transport = new StdioTransport(config.transport, { name: config.name, keyPrefix: 'transport' });
+    const transport = config.transport.createTransport();
     const connection = new Connection(transport, {
       name: config.name,
       requestTimeout: config.requestTimeout,
@@ -259,6 +264,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
       return await establishSession(connection, config.context, {
         mode: config.protocol,
+        discovery: config.transport.discovery,
         probeTimeout: config.probeTimeout,
         memory: this.#memory,
         handshakeTimeout: config.requestTimeout,

@@ -17,7 +17,8 @@ function invalid(reason: string): Classified {
   return { kind: 'invalid', reason };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array); its prototype does not matter, only own properties count. */
+function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -35,7 +36,7 @@ const has = (value: object, key: string) => Object.hasOwn(value, key);
  */
 export function classify(value: unknown): Classified {
   if (Array.isArray(value)) return invalid('batches (JSON arrays) are not allowed in MCP');
-  if (!isPlainObject(value))
+  if (!isJsonObject(value))
     return invalid(`expected a JSON object, got ${value === null ? 'null' : typeof value}`);
   if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
 
@@ -43,7 +44,7 @@ export function classify(value: unknown): Classified {
     if (typeof value.method !== 'string') return invalid('"method" must be a string');
     if (has(value, 'result') || has(value, 'error'))
       return invalid('a message cannot have both "method" and "result"/"error"');
-    if (has(value, 'params') && !isPlainObject(value.params)) return invalid('"params" must be an object');
+    if (has(value, 'params') && !isJsonObject(value.params)) return invalid('"params" must be an object');
     if (!has(value, 'id')) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
     if (!isRequestId(value.id)) return invalid('a request "id" must be a string or an integer');
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
@@ -61,7 +62,7 @@ export function classify(value: unknown): Classified {
       return invalid('an error response "id" must be a string, an integer or null');
     }
     const error = value.error;
-    if (!isPlainObject(error)) return invalid('"error" must be an object');
+    if (!isJsonObject(error)) return invalid('"error" must be an object');
     if (typeof error.code !== 'number' || !Number.isInteger(error.code))
       return invalid('"error.code" must be an integer');
     if (typeof error.message !== 'string') return invalid('"error.message" must be a string');

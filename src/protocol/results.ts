@@ -1,3 +1,5 @@
+import type { LogLevel } from './meta.js';
+
 /**
  * Result shapes of the server features, the same in both eras. Objects allow extra fields
  * (servers may send more); the fields named here are what the spec defines.
@@ -178,7 +180,7 @@ export interface CompleteResult {
 
 /** A `notifications/message` payload. */
 export interface LogMessage {
-  level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+  level: LogLevel;
   logger?: string;
   data: unknown;
 }

@@ -1,6 +1,9 @@
 /** The two protocol eras: modern (2026-07-28 and later, stateless) and legacy (`initialize`). */
 export type Era = 'modern' | 'legacy';
 
+/** `'auto'` probes with `server/discover`; `'modern'` and `'legacy'` skip the probe. */
+export type ProtocolMode = 'auto' | Era;
+
 /** Modern versions we implement, newest first. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 

@@ -1,24 +1,8 @@
 import type { EventEmitter } from 'node:events';
+import type { CloseReason } from '../close-reason/close-reason.js';
 import type { JsonRpcMessage } from '../jsonrpc/messages.js';
 
-/** Why a transport closed; `'close'` is emitted exactly once with one of these. */
-export type CloseReason =
-  /** `close()` was called. */
-  | { type: 'closed' }
-  /** The server process exited on its own. */
-  | { type: 'exit_status'; status: number | null; signal: string | null }
-  /** The process could not be started (missing executable, not executable, spawn error). */
-  | { type: 'spawn_failed'; error: Error }
-  /** The server wrote a line longer than `maxMessageBytes`. */
-  | { type: 'message_too_large'; limit: number }
-  /** The server wrote more than `maxJunkLines` non-JSON-RPC lines in a row. */
-  | { type: 'junk_output'; limit: number }
-  /** More than `maxWriteQueueBytes` were waiting to be written: the server stopped reading. */
-  | { type: 'write_queue_full'; limit: number }
-  /** A pipe to the server failed (EPIPE and the like). */
-  | { type: 'stream_error'; error: Error };
-
-export type CloseReasonType = CloseReason['type'];
+export type { CloseReason, CloseReasonType } from '../close-reason/close-reason.js';
 
 export interface TransportEvents {
   message: [message: JsonRpcMessage];
@@ -31,6 +15,8 @@ export interface TransportEvents {
  */
 export interface Transport extends EventEmitter<TransportEvents> {
   readonly kind: string;
+  /** The server's process id, for a transport that runs a process, once it runs. */
+  readonly pid?: number | undefined;
   /** Starts the server; resolves once it runs. Rejects (and emits `'close'`) if it cannot start. */
   start(): Promise<void>;
   /** Hands one message to the server without waiting. Throws `ConnectionClosedError` after close. */
@@ -39,4 +25,50 @@ export interface Transport extends EventEmitter<TransportEvents> {
   close(): Promise<void>;
   /** The reason it closed, once it has. */
   readonly closeReason: CloseReason | undefined;
+}
+
+/**
+ * How a transport kind tells the eras apart: the defaults and rules the era probe follows on it.
+ * The probe is `server/discover`; a DiscoverResult or a recognised modern error (-32022, -32021)
+ * is read the same on every transport, but what silence or any other failure means depends on it.
+ */
+export interface DiscoveryRules {
+  /** How long the probe waits before `probeTimeoutMeansLegacy` applies, ms (ClientOptions.probeTimeout's default). */
+  readonly probeTimeout: number;
+  /**
+   * True if no answer within `probeTimeout` means legacy (stdio: a legacy server waits for
+   * `initialize`; a late DiscoverResult may still win). False: the attempt fails and is retried.
+   */
+  readonly probeTimeoutMeansLegacy: boolean;
+  /**
+   * True if this probe failure (anything but a DiscoverResult or a recognised modern error)
+   * means legacy; false: the attempt fails with it. stdio: always true.
+   */
+  probeErrorMeansLegacy(error: unknown): boolean;
+}
+
+/**
+ * A transport spec validated once, at Client construction: it creates one fresh transport per
+ * server process (or origin) and brings its kind's discovery rules. The Supervisor is given one
+ * and never names a concrete transport.
+ */
+export interface ResolvedTransportSpec {
+  readonly kind: string;
+  readonly discovery: DiscoveryRules;
+  /** A new, unstarted transport; each (re)start asks for one. */
+  createTransport(): Transport;
+}
+
+/** Where a spec is resolved: the client's name (for errors and telemetry) and the spec's option key. */
+export interface TransportSpecContext {
+  readonly name: string;
+  /** The key the spec was given under, for ConfigError keys, e.g. `transport`. */
+  readonly keyPrefix: string;
+}
+
+/** One transport kind: the `type` of its spec, and how a raw spec of that type is resolved. */
+export interface TransportKind {
+  readonly type: string;
+  /** Validates the raw spec in one pass (ConfigError naming `<keyPrefix>.<key>`), or throws. */
+  resolve(raw: Record<string, unknown>, context: TransportSpecContext): ResolvedTransportSpec;
 }

@@ -3,6 +3,7 @@ import {
   ConnectionClosedError,
   McpError,
   ProtocolError,
+  RequestTimeoutError,
   UnsupportedProtocolVersionError,
 } from '../../errors.js';
 import {
@@ -12,27 +13,17 @@ import {
 import type { JsonRpcRequest } from '../../jsonrpc/messages.js';
 import {
   bestCommonVersion,
-  type Era,
   LATEST_LEGACY_VERSION,
   LATEST_MODERN_VERSION,
   LEGACY_VERSIONS,
   MODERN_VERSIONS,
+  type ProtocolMode,
 } from '../../protocol/versions.js';
+import type { DiscoveryRules } from '../../transport/transport.js';
 import type { Connection } from '../connection.js';
 import { initializeParams, LegacySession, readInitializeResult } from './legacy.js';
 import { type DiscoverResult, ModernSession, modernMeta, readDiscoverResult } from './modern.js';
-import type { Session, SessionContext } from './session.js';
-
-/** `'auto'` probes with `server/discover`; `'modern'` and `'legacy'` skip the probe. */
-export type ProtocolMode = 'auto' | 'modern' | 'legacy';
-
-/** What the client remembers about a server configuration between its processes. */
-export interface EraMemory {
-  era: Era;
-  version: string;
-  /** Modern: the discover result, reused after a restart instead of probing again. */
-  discovered?: DiscoverResult;
-}
+import type { EraMemory, Session, SessionContext } from './session.js';
 
 /** How the probe went, as a pure classification of what came back. */
 export type ProbeOutcome =
@@ -44,13 +35,18 @@ export type ProbeOutcome =
   | { kind: 'unsupported'; supported: string[]; requested: string }
   | { kind: 'fatal'; error: Error };
 
+/** The stdio rule, and the default: every failure to answer as a modern server means legacy. */
+const anyErrorMeansLegacy = () => true;
+
 /**
  * Classifies the probe's answer. The fallback to legacy is never keyed to one error code:
- * anything that is not a DiscoverResult or a recognised modern error means legacy.
+ * anything that is not a DiscoverResult or a recognised modern error means legacy, unless the
+ * transport's `errorMeansLegacy` says this error carries no era signal (then the attempt fails).
  */
 export function classifyProbe(
   answer: { result: unknown } | { error: unknown },
   requested: string,
+  errorMeansLegacy: DiscoveryRules['probeErrorMeansLegacy'] = anyErrorMeansLegacy,
 ): ProbeOutcome {
   if ('result' in answer) {
     const discovered = readDiscoverResult(answer.result);
@@ -86,12 +82,14 @@ export function classifyProbe(
     if (error.code === MISSING_REQUIRED_CLIENT_CAPABILITY && typeof data?.requiredCapabilities === 'object') {
       return { kind: 'fatal', error };
     }
+    if (!errorMeansLegacy(error)) return { kind: 'fatal', error };
     return {
       kind: 'legacy',
       version: LATEST_LEGACY_VERSION,
       why: `the probe was answered with error ${error.code}`,
     };
   }
+  if (!errorMeansLegacy(error)) return { kind: 'fatal', error: error as Error };
   return { kind: 'legacy', version: LATEST_LEGACY_VERSION, why: (error as Error).message };
 }
 
@@ -106,6 +104,9 @@ const PROBE_TIMED_OUT = Symbol('probe timed out');
 
 export interface EstablishOptions {
   mode: ProtocolMode;
+  /** The transport kind's rules for reading the probe. */
+  discovery: DiscoveryRules;
+  /** How long the probe waits (ClientOptions.probeTimeout, by default the kind's). */
   probeTimeout: number;
   memory: EraMemory | undefined;
   /** How long `initialize` (and the modern discover) may take. */
@@ -176,6 +177,10 @@ async function probe(
     throw new ProbeExitError(first.error);
   }
   if (first === PROBE_TIMED_OUT) {
+    if (!options.discovery.probeTimeoutMeansLegacy) {
+      connection.abandon(started.id, new Error('the probe timed out'));
+      throw new RequestTimeoutError('server/discover', options.probeTimeout, { server: context.name });
+    }
     debug(
       '%s: no answer to server/discover within %d ms; trying initialize',
       context.name,
@@ -183,7 +188,8 @@ async function probe(
     );
     return legacyOrLateModern(connection, context, options, started.id, answer);
   }
-  return followOutcome(connection, context, options, classifyProbe(first, requested), true);
+  const outcome = classifyProbe(first, requested, options.discovery.probeErrorMeansLegacy);
+  return followOutcome(connection, context, options, outcome, true);
 }
 
 async function followOutcome(

@@ -5,9 +5,9 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from 
 import type { LogLevel } from '../../protocol/meta.js';
 import { type Implementation, INPUT_METHODS, type ServerCapabilities } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
-import type { Connection, RequestOptions } from '../connection.js';
+import type { Connection, InternalRequestOptions } from '../connection.js';
 import { isInputMethod, runInputHandler } from './handlers.js';
-import type { Session, SessionContext } from './session.js';
+import type { EraMemory, Session, SessionContext } from './session.js';
 
 export interface InitializeResult {
   protocolVersion: string;
@@ -48,6 +48,7 @@ export function readInitializeResult(result: unknown, requested: string, server:
  */
 export class LegacySession implements Session {
   readonly era = 'legacy' as const;
+  readonly changeNotifications = 'unsolicited' as const;
   readonly protocolVersion: string;
   readonly serverInfo: Implementation | undefined;
   readonly serverCapabilities: ServerCapabilities;
@@ -76,12 +77,29 @@ export class LegacySession implements Session {
     if (level) await this.applyLogLevel(level);
   }
 
-  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown> {
+  get memory(): EraMemory {
+    return { era: 'legacy', version: this.protocolVersion, discovered: undefined };
+  }
+
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
     return this.#connection.request(method, params, options);
   }
 
   notify(method: string, params?: JsonObject): void {
     this.#connection.notify(method, params);
+  }
+
+  abandon(id: string | number, error: Error): void {
+    this.#connection.abandon(id, error);
+  }
+
+  /** Legacy results carry no freshness: nothing is cached. */
+  isCacheable(_method: string): boolean {
+    return false;
+  }
+
+  mayCache(_result: unknown): boolean {
+    return false;
   }
 
   async applyLogLevel(level: LogLevel): Promise<void> {

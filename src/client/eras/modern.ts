@@ -1,5 +1,6 @@
 import { AbortError, ProtocolError, RequestTimeoutError } from '../../errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
+import { CACHEABLE_METHODS } from '../../protocol/cacheable.js';
 import {
   type LogLevel,
   META_CLIENT_CAPABILITIES,
@@ -11,7 +12,7 @@ import {
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
 import type { Connection, InternalRequestOptions } from '../connection.js';
 import { isInputMethod, runInputHandler } from './handlers.js';
-import type { Session, SessionContext } from './session.js';
+import type { EraMemory, Session, SessionContext } from './session.js';
 
 export interface DiscoverResult {
   resultType?: string;
@@ -25,9 +26,6 @@ export interface DiscoverResult {
 
 /** Methods whose result may be `input_required` (MRTR). */
 const INPUT_REQUIRED_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
-
-/** Results obtained through an input_required retry: never cached. */
-export const retriedResults = new WeakSet<object>();
 
 /** Rounds of input requests one call may go through before we call the server broken. */
 export const MAX_INPUT_ROUNDS = 10;
@@ -75,6 +73,7 @@ interface InputRequiredResult {
  */
 export class ModernSession implements Session {
   readonly era = 'modern' as const;
+  readonly changeNotifications = 'listen' as const;
   readonly protocolVersion: string;
   readonly serverInfo: Implementation | undefined;
   readonly serverCapabilities: ServerCapabilities;
@@ -82,6 +81,8 @@ export class ModernSession implements Session {
   readonly discovered: DiscoverResult;
   readonly #connection: Connection;
   readonly #context: SessionContext;
+  /** Results obtained through an input_required retry: never cached. */
+  readonly #retried = new WeakSet<object>();
 
   constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
     this.#connection = connection;
@@ -91,6 +92,18 @@ export class ModernSession implements Session {
     this.serverCapabilities = discovered.capabilities;
     this.instructions = discovered.instructions;
     this.serverInfo = discovered._meta?.[META_SERVER_INFO] as Implementation | undefined;
+  }
+
+  get memory(): EraMemory {
+    return { era: 'modern', version: this.protocolVersion, discovered: this.discovered };
+  }
+
+  isCacheable(method: string): boolean {
+    return CACHEABLE_METHODS.has(method);
+  }
+
+  mayCache(result: unknown): boolean {
+    return !this.#retried.has(result as object);
   }
 
   async request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
@@ -110,7 +123,7 @@ export class ModernSession implements Session {
       });
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
       if (resultType === 'complete') {
-        if (rounds > 0 && typeof result === 'object' && result !== null) retriedResults.add(result);
+        if (rounds > 0 && typeof result === 'object' && result !== null) this.#retried.add(result);
         return result;
       }
       if (resultType !== 'input_required') {

@@ -7,7 +7,8 @@ import type {
   ServerCapabilities,
 } from '../../protocol/types.js';
 import type { Era } from '../../protocol/versions.js';
-import type { RequestOptions } from '../connection.js';
+import type { InternalRequestOptions } from '../connection.js';
+import type { DiscoverResult } from './modern.js';
 
 /** What every session needs from the client. */
 export interface SessionContext {
@@ -20,15 +21,40 @@ export interface SessionContext {
   logLevel(): LogLevel | undefined;
 }
 
-/** What a request means in one era, over one connection. */
+/** What the client remembers about a server configuration between its processes. */
+export interface EraMemory {
+  era: Era;
+  version: string;
+  /** Modern: the discover result, reused after a restart instead of probing again. */
+  discovered?: DiscoverResult;
+}
+
+/**
+ * How change notifications reach the client. `'unsolicited'` (legacy): list_changed arrives on
+ * its own and resources are watched with `resources/subscribe`. `'listen'` (modern): only on a
+ * `subscriptions/listen` stream, each notification tagged with the stream's subscription id.
+ */
+export type ChangeNotifications = 'unsolicited' | 'listen';
+
+/** What a request means in one era, over one connection. Nothing above asks which class it is. */
 export interface Session {
   readonly era: Era;
   readonly protocolVersion: string;
   readonly serverInfo: Implementation | undefined;
   readonly serverCapabilities: ServerCapabilities;
   readonly instructions: string | undefined;
-  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown>;
+  /** How change notifications are watched in this era. */
+  readonly changeNotifications: ChangeNotifications;
+  /** What to remember about the server for its next process (era memory). */
+  readonly memory: EraMemory;
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown>;
   notify(method: string, params?: JsonObject): void;
+  /** Stops waiting for one of our requests locally, writing nothing; a late answer is dropped. */
+  abandon(id: string | number, error: Error): void;
+  /** Whether results of `method` may be served from a cache in this era. */
+  isCacheable(method: string): boolean;
+  /** Whether this result of `request()` may be cached (not one obtained through input rounds). */
+  mayCache(result: unknown): boolean;
   /** Applies a new log level (legacy: `logging/setLevel`; modern: sent with each request). */
   applyLogLevel(level: LogLevel): Promise<void>;
   /** Stops handlers still answering the server. */

@@ -7,6 +7,7 @@ import {
   booleanOption,
   describe,
   integerOption,
+  isPlainObject,
   ownProperties,
   rejectUnknownKeys,
 } from '../../validate.js';
@@ -198,12 +199,6 @@ export function normalizeEnv(value: unknown, key: string): ReadonlyArray<readonl
       return Object.freeze([name, envValue] as const);
     }),
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 function pathApi(platform: NodeJS.Platform) {

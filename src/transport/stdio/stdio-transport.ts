@@ -35,13 +35,16 @@ export interface ExitStatus {
   signal: string | null;
 }
 
-/** Internal settings a Client passes down; not part of StdioOptions. */
+/** Settings from whoever builds the transport; not part of StdioOptions. */
 export interface StdioTransportContext {
-  /** The client's name, for errors and telemetry. */
+  /** A label for errors and telemetry (a Client passes its name). */
   readonly name?: string;
-  /** Prefix of option keys in ConfigError, e.g. `transport`. */
+  /** The key the options were given under, prefixed to ConfigError keys, e.g. `transport`. */
   readonly keyPrefix?: string;
 }
+
+/** Marks a constructor call from fromResolved(): the options are validated already. */
+const kResolved = Symbol('conduit-mcp.resolved-stdio-options');
 
 /** After the process exits, how long to wait for the rest of its stdout (a grandchild may hold the pipe). */
 const EXIT_DRAIN_MS = 100;
@@ -82,7 +85,8 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
 
   constructor(options: StdioOptions, context: StdioTransportContext = {}) {
     super();
-    this.#options = resolveStdioOptions(options, context.keyPrefix ?? '');
+    const resolved = (context as { [kResolved]?: ResolvedStdioOptions })[kResolved];
+    this.#options = resolved ?? resolveStdioOptions(options, context.keyPrefix ?? '');
     this.#name = context.name;
     this.#keyPrefix = context.keyPrefix ?? '';
     this.exited = new Promise((resolve) => {
@@ -91,6 +95,12 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
     this.#leaderExited = new Promise((resolve) => {
       this.#resolveLeaderExit = resolve;
     });
+  }
+
+  /** A transport from options validated once by resolveStdioOptions (no second validation). */
+  static fromResolved(options: ResolvedStdioOptions, context: StdioTransportContext = {}): StdioTransport {
+    const internal = { ...context, [kResolved]: options };
+    return new StdioTransport(undefined as unknown as StdioOptions, internal);
   }
 
   /** The server's pid once started. */

@@ -1,0 +1,21 @@
+import { type Describers, STDIO_CLOSE_REASON_TEXT, type StdioCloseReason } from './stdio.js';
+
+/**
+ * Why a transport closed; `'close'` is emitted exactly once with one of these. `closed` is common
+ * to every transport; each transport kind adds its own reasons (one module beside this one).
+ */
+export type CloseReason =
+  /** `close()` was called. */
+  { type: 'closed' } | StdioCloseReason;
+
+export type CloseReasonType = CloseReason['type'];
+
+const CLOSE_REASON_TEXT: Describers<CloseReason> = {
+  closed: () => 'closed by the client',
+  ...STDIO_CLOSE_REASON_TEXT,
+};
+
+/** One line that says why a transport closed, for messages and logs. */
+export function describeCloseReason(reason: CloseReason): string {
+  return (CLOSE_REASON_TEXT[reason.type] as (reason: CloseReason) => string)(reason);
+}

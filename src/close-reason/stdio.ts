@@ -1,0 +1,33 @@
+/** Why a stdio transport closed, besides `close()`. */
+export type StdioCloseReason =
+  /** The server process exited on its own. */
+  | { type: 'exit_status'; status: number | null; signal: string | null }
+  /** The process could not be started (missing executable, not executable, spawn error). */
+  | { type: 'spawn_failed'; error: Error }
+  /** The server wrote a line longer than `maxMessageBytes`. */
+  | { type: 'message_too_large'; limit: number }
+  /** The server wrote more than `maxJunkLines` non-JSON-RPC lines in a row. */
+  | { type: 'junk_output'; limit: number }
+  /** More than `maxWriteQueueBytes` were waiting to be written: the server stopped reading. */
+  | { type: 'write_queue_full'; limit: number }
+  /** A pipe to the server failed (EPIPE and the like). */
+  | { type: 'stream_error'; error: Error };
+
+/** A sentence for each reason type of a union. */
+export type Describers<Reason extends { type: string }> = {
+  readonly [Type in Reason['type']]: (reason: Extract<Reason, { type: Type }>) => string;
+};
+
+/** One line per stdio close reason, for messages and logs. */
+export const STDIO_CLOSE_REASON_TEXT: Describers<StdioCloseReason> = {
+  exit_status: (reason) =>
+    reason.signal
+      ? `the server was killed by ${reason.signal}`
+      : `the server exited with status ${reason.status}`,
+  spawn_failed: (reason) => `the server could not be started: ${reason.error.message}`,
+  message_too_large: (reason) => `the server wrote a message larger than ${reason.limit} bytes`,
+  junk_output: (reason) => `the server wrote more than ${reason.limit} lines in a row that are not JSON-RPC`,
+  write_queue_full: (reason) =>
+    `the server stopped reading: more than ${reason.limit} bytes were waiting to be written`,
+  stream_error: (reason) => `a pipe to the server failed: ${reason.error.message}`,
+};

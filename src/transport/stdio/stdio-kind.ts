@@ -1,0 +1,30 @@
+import type { DiscoveryRules, TransportKind } from '../transport.js';
+import { resolveStdioOptions } from './options.js';
+import { StdioTransport } from './stdio-transport.js';
+
+/** How long the era probe waits on stdio before trying `initialize`, ms. */
+export const STDIO_PROBE_TIMEOUT = 3000;
+
+/**
+ * A legacy stdio server either stays silent until `initialize` or answers the probe with some
+ * error (-32601, -32600, a crash...): over stdio every failure to answer as a modern server
+ * means legacy.
+ */
+export const STDIO_DISCOVERY: DiscoveryRules = {
+  probeTimeout: STDIO_PROBE_TIMEOUT,
+  probeTimeoutMeansLegacy: true,
+  probeErrorMeansLegacy: () => true,
+};
+
+/** `{ type: 'stdio', ...StdioOptions }`: one local server process per (re)start. */
+export const stdioKind: TransportKind = {
+  type: 'stdio',
+  resolve(raw, { name, keyPrefix }) {
+    const options = resolveStdioOptions(raw, keyPrefix);
+    return {
+      kind: 'stdio',
+      discovery: STDIO_DISCOVERY,
+      createTransport: () => StdioTransport.fromResolved(options, { name, keyPrefix }),
+    };
+  },
+};
