@@ -30,9 +30,11 @@ import { collectPages } from './pagination.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
 import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
 
-/** The Supervisor's lifecycle events (`ready`, `disconnected`, `reconnecting`, `closed`), and the server's. */
+/**
+ * The Supervisor's events (`ready`, `disconnected`, `reconnecting`, `closed`, `notification`),
+ * and what the Client reads from the notifications.
+ */
 export interface ClientEvents extends LifecycleEvents {
-  notification: [notification: JsonRpcNotification];
   log: [message: LogMessage];
   toolsListChanged: [];
   resourcesListChanged: [];
@@ -325,8 +327,8 @@ export class Client extends EventEmitter<ClientEvents> {
     this.#subscriptions.attach(session);
   }
 
+  /** Runs after the notification itself was passed on as `'notification'`. */
   #onNotification(notification: JsonRpcNotification): void {
-    this.emit('notification', notification);
     const { method, params } = notification;
     if (method === 'notifications/message') {
       this.emit('log', params as unknown as LogMessage);

@@ -26,12 +26,13 @@ export interface ReadyEvent {
   serverInfo: Implementation | undefined;
 }
 
-/** The lifecycle events the Client passes on as they are. */
+/** The lifecycle events, and every server notification: the Client passes them on as they are. */
 export interface LifecycleEvents {
   ready: [event: ReadyEvent];
   disconnected: [reason: CloseReason];
   reconnecting: [event: { attempt: number; delay: number }];
   closed: [reason: CloseReason | undefined];
+  notification: [notification: JsonRpcNotification];
 }
 
 export const LIFECYCLE_EVENTS: readonly (keyof LifecycleEvents)[] = [
@@ -39,10 +40,10 @@ export const LIFECYCLE_EVENTS: readonly (keyof LifecycleEvents)[] = [
   'disconnected',
   'reconnecting',
   'closed',
+  'notification',
 ];
 
 export interface SupervisorEvents extends LifecycleEvents {
-  notification: [notification: JsonRpcNotification];
   /** A new session is ready (internal: the client restores subscriptions on it). */
   session: [session: Session];
 }
