@@ -1,0 +1,75 @@
+// The layering of ARCHITECTURE.md, checked in the imports themselves: a new transport or era must
+// plug in at the seams (the transport factory, the Session interface), never around them.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+const src = path.resolve(import.meta.dirname, '../src');
+
+function sources(directory = src): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Every module a file imports or re-exports, resolved to a path under src/ (or kept as `node:x`). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*?from '([^']+)';/gms)].map((m) => m[1]!);
+  return specifiers.map((specifier) =>
+    specifier.startsWith('.') ? path.relative(src, path.resolve(path.dirname(file), specifier)) : specifier,
+  );
+}
+
+const relative = (file: string) => path.relative(src, file);
+const files = sources();
+const under = (folder: string) => files.filter((file) => relative(file).startsWith(`${folder}/`));
+
+test('errors.ts and the close reasons import from no layer', () => {
+  const neutral = [path.join(src, 'errors.ts'), ...under('close-reason')];
+  for (const file of neutral) {
+    for (const imported of importsOf(file)) {
+      assert.ok(imported.startsWith('close-reason/'), `${relative(file)} imports ${imported}`);
+    }
+  }
+});
+
+test('the CLI uses only what src/index.ts exports', () => {
+  for (const file of under('cli')) {
+    for (const imported of importsOf(file)) {
+      const allowed = imported === 'index.js' || imported.startsWith('cli/') || imported.startsWith('node:');
+      assert.ok(allowed, `${relative(file)} imports ${imported}`);
+    }
+  }
+});
+
+test('above the eras nothing names a session class; above the transports nothing names a concrete one', () => {
+  const aboveEras = under('client').filter((file) => !relative(file).startsWith('client/eras/'));
+  for (const file of aboveEras) {
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /\b(ModernSession|LegacySession)\b/, `${relative(file)} names a session class`);
+    for (const imported of importsOf(file)) {
+      assert.ok(
+        !['client/eras/modern.js', 'client/eras/legacy.js'].includes(imported),
+        `${relative(file)} imports ${imported}`,
+      );
+      assert.ok(!imported.startsWith('transport/stdio/'), `${relative(file)} imports ${imported}`);
+    }
+    assert.doesNotMatch(text, /\bStdioTransport\b/, `${relative(file)} names StdioTransport`);
+  }
+});
+
+test('protocol versions are written only in protocol/versions.ts', () => {
+  for (const file of files) {
+    if (relative(file) === path.join('protocol', 'versions.ts')) continue;
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /'\d{4}-\d{2}-\d{2}'/, relative(file));
+  }
+});
+
+test('one isPlainObject', () => {
+  const defining = files.filter((file) => /function isPlainObject\b/.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(defining.map(relative), ['validate.ts']);
+});
