@@ -45,6 +45,12 @@ export interface DiscoveryRules {
    * means legacy; false: the attempt fails with it. stdio: always true.
    */
   probeErrorMeansLegacy(error: unknown): boolean;
+  /**
+   * True if the transport closing during the probe means legacy: a strict legacy stdio server
+   * exits when the first message is not `initialize`, so the Supervisor restarts it straight
+   * into `initialize` (once). False: the close is an ordinary failed attempt.
+   */
+  readonly closeDuringProbeMeansLegacy: boolean;
 }
 
 /**

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Connection } from '../../src/client/connection.js';
-import { classifyProbe, establishSession } from '../../src/client/eras/discovery.js';
+import { classifyProbe, establishSession, ProbeExitError } from '../../src/client/eras/discovery.js';
 import type { SessionContext } from '../../src/client/eras/session.js';
-import { McpError, RequestTimeoutError } from '../../src/errors.js';
+import { ConnectionClosedError, McpError, RequestTimeoutError } from '../../src/errors.js';
 import { STDIO_DISCOVERY } from '../../src/transport/stdio/stdio-kind.js';
 import type { DiscoveryRules } from '../../src/transport/transport.js';
 import { MemoryServer, type MemoryServerOptions, RpcError } from '../helpers/memory-server.js';
@@ -45,6 +45,18 @@ const NO_ERA_SIGNAL: DiscoveryRules = {
   probeTimeout: 50,
   probeTimeoutMeansLegacy: false,
   probeErrorMeansLegacy: (error) => !(error instanceof McpError && error.code === -32603),
+  closeDuringProbeMeansLegacy: false,
+};
+
+/** A server that exits when the first message is not initialize (some strict legacy ones do). */
+const exitsOnProbe: MemoryServerOptions = {
+  era: 'legacy',
+  handlers: {
+    'server/discover': (_params, _request, server) => {
+      server.peer.close({ type: 'exit_status', status: 1, signal: null });
+      return undefined;
+    },
+  },
 };
 
 describe('the probe under stdio rules', () => {
@@ -80,7 +92,24 @@ describe('the probe under stdio rules', () => {
   });
 });
 
+test('stdio rules: a server that exits during the probe is restarted straight into initialize', async () => {
+  const { connection } = await pair(exitsOnProbe);
+  await assert.rejects(
+    establish(connection, STDIO_DISCOVERY, 60_000),
+    (error) => error instanceof ProbeExitError && error.cause instanceof ConnectionClosedError,
+  );
+});
+
 describe('the probe under rules where failures carry no era signal', () => {
+  test('a close during the probe is an ordinary failed attempt (ConnectionClosedError)', async () => {
+    const { connection, server } = await pair(exitsOnProbe);
+    await assert.rejects(
+      establish(connection, NO_ERA_SIGNAL, 60_000),
+      (error) => error instanceof ConnectionClosedError && error.reason.type === 'exit_status',
+    );
+    assert.equal(server.requests('initialize').length, 0);
+  });
+
   test('silence past probeTimeout fails the attempt with RequestTimeoutError; no initialize is sent', async () => {
     const { connection, server, transport } = await pair({
       era: 'legacy',

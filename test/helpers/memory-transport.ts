@@ -97,6 +97,7 @@ const MEMORY_DISCOVERY: DiscoveryRules = {
   probeTimeout: 3000,
   probeTimeoutMeansLegacy: true,
   probeErrorMeansLegacy: () => true,
+  closeDuringProbeMeansLegacy: true,
 };
 
 /**

@@ -174,7 +174,8 @@ async function probe(
   );
   const first = (await withTimeout(answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
   if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
-    throw new ProbeExitError(first.error);
+    if (options.discovery.closeDuringProbeMeansLegacy) throw new ProbeExitError(first.error);
+    throw first.error;
   }
   if (first === PROBE_TIMED_OUT) {
     if (!options.discovery.probeTimeoutMeansLegacy) {

@@ -6,14 +6,15 @@ import { StdioTransport } from './stdio-transport.js';
 export const STDIO_PROBE_TIMEOUT = 3000;
 
 /**
- * A legacy stdio server either stays silent until `initialize` or answers the probe with some
- * error (-32601, -32600, a crash...): over stdio every failure to answer as a modern server
+ * A legacy stdio server either stays silent until `initialize`, answers the probe with some
+ * error (-32601, -32600...), or exits: over stdio every failure to answer as a modern server
  * means legacy.
  */
 export const STDIO_DISCOVERY: DiscoveryRules = {
   probeTimeout: STDIO_PROBE_TIMEOUT,
   probeTimeoutMeansLegacy: true,
   probeErrorMeansLegacy: () => true,
+  closeDuringProbeMeansLegacy: true,
 };
 
 /** `{ type: 'stdio', ...StdioOptions }`: one local server process per (re)start. */
