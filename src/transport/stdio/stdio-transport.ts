@@ -97,7 +97,7 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
     });
   }
 
-  /** A transport from options validated once by resolveStdioOptions (no second validation). */
+  /** A transport from options validated once by resolveStdioOptions (no second validation); the stdio kind uses it. @internal */
   static fromResolved(options: ResolvedStdioOptions, context: StdioTransportContext = {}): StdioTransport {
     const internal = { ...context, [kResolved]: options };
     return new StdioTransport(undefined as unknown as StdioOptions, internal);
