@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { windowsTreeKill } from './shutdown.js';
+import { windowsProcessKill, windowsTreeKill } from './shutdown.js';
 
 /** Process groups (POSIX) or root pids (Windows) of servers that may still run. */
 const live = new Set<number>();
@@ -8,14 +8,16 @@ let installed = false;
 /**
  * If this process exits while servers still run (`process.exit()`, an uncaught exception), kill
  * them synchronously so none is orphaned. An exit hook can only do synchronous work, hence
- * SIGKILL rather than the graceful escalation. A SIGKILL of this process cannot be caught at all.
+ * SIGKILL rather than the graceful escalation (Windows: taskkill /T /F, or /F on the pid when the
+ * tree kill fails). A SIGKILL of this process cannot be caught at all.
  */
 function killAllOnExit(): void {
   for (const id of live) {
     try {
       if (process.platform === 'win32') {
-        const { file, args } = windowsTreeKill(id);
-        spawnSync(file, args, { stdio: 'ignore', windowsHide: true });
+        for (const { file, args } of [windowsTreeKill(id), windowsProcessKill(id)]) {
+          if (spawnSync(file, args, { stdio: 'ignore', windowsHide: true }).status === 0) break;
+        }
       } else {
         process.kill(-id, 'SIGKILL');
       }

@@ -7,8 +7,17 @@ export type ShutdownStep =
   | { kind: 'wait'; ms: number }
   /** POSIX: signal the whole process group. */
   | { kind: 'signal-group'; signal: 'SIGTERM' | 'SIGKILL' }
-  /** Windows: run a command directly (no shell) that kills the process tree. */
-  | { kind: 'run'; file: string; args: readonly string[] };
+  /**
+   * Windows: run a command directly (no shell) that kills the process tree; if it fails while the
+   * process still runs, run `fallback` (which kills the process alone).
+   */
+  | { kind: 'run'; file: string; args: readonly string[]; fallback?: Command };
+
+/** A program and its arguments, run directly (no shell). */
+export interface Command {
+  file: string;
+  args: readonly string[];
+}
 
 /** After SIGKILL (or taskkill), how long to wait for the group to disappear before giving up. */
 export const FINAL_WAIT_MS = 5000;
@@ -19,8 +28,17 @@ export function windowsTreeKill(pid: number): { file: string; args: string[] } {
 }
 
 /**
+ * When the tree kill fails (a taskkill without /T, such as Wine's, refuses it as a usage error),
+ * the process alone: its children then go only if they exit with it (on stdin EOF, say).
+ */
+export function windowsProcessKill(pid: number): { file: string; args: string[] } {
+  return { file: 'taskkill', args: ['/PID', String(pid), '/F'] };
+}
+
+/**
  * The escalation, as data: close stdin, wait `stdinGrace`; POSIX: SIGTERM to the group, wait
- * `termGrace`, SIGKILL to the group; Windows: taskkill /T /F on the tree. Each wait ends early
+ * `termGrace`, SIGKILL to the group; Windows: taskkill /T /F on the tree, or taskkill /F on the
+ * process if that fails. Each wait ends early
  * once everything is gone, and later steps are then skipped.
  */
 export function shutdownPlan(
@@ -31,7 +49,7 @@ export function shutdownPlan(
   const steps: ShutdownStep[] = [{ kind: 'close-stdin' }, { kind: 'wait', ms: graces.stdinGrace }];
   if (platform === 'win32') {
     const kill = windowsTreeKill(pid);
-    steps.push({ kind: 'run', file: kill.file, args: kill.args });
+    steps.push({ kind: 'run', file: kill.file, args: kill.args, fallback: windowsProcessKill(pid) });
   } else {
     steps.push({ kind: 'signal-group', signal: 'SIGTERM' }, { kind: 'wait', ms: graces.termGrace });
     steps.push({ kind: 'signal-group', signal: 'SIGKILL' });
@@ -48,7 +66,8 @@ export interface ShutdownTarget {
   /** Resolves when the leader process has exited (it may have already). */
   readonly leaderExited: Promise<unknown>;
   signalGroup(signal: 'SIGTERM' | 'SIGKILL'): void;
-  run(file: string, args: readonly string[]): void;
+  /** Resolves true once the command succeeded or the leader exited, false if the command failed. */
+  run(file: string, args: readonly string[]): Promise<boolean>;
 }
 
 const POLL_MS = [5, 10, 20, 40];
@@ -91,7 +110,9 @@ export async function runShutdown(steps: readonly ShutdownStep[], target: Shutdo
         target.signalGroup(step.signal);
         break;
       case 'run':
-        target.run(step.file, step.args);
+        if (!(await target.run(step.file, step.args)) && step.fallback && !target.isGone()) {
+          await target.run(step.fallback.file, step.fallback.args);
+        }
         break;
     }
   }

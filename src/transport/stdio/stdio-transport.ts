@@ -457,11 +457,22 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
         debug('%s: sending %s to process group %d', this.#name ?? 'stdio', signal, pid);
         signalGroup(pid, signal);
       },
-      run: (file, args) => {
-        if (this.#exitStatus) return;
-        const killer = spawn(file, args, { stdio: 'ignore', windowsHide: true, shell: false });
-        killer.on('error', (error) => debug('%s: %s failed: %s', this.#name ?? 'stdio', file, error.message));
-      },
+      run: (file, args) =>
+        new Promise<boolean>((resolve) => {
+          if (this.#exitStatus) return resolve(true);
+          debug('%s: running %s %s', this.#name ?? 'stdio', file, args.join(' '));
+          const killer = spawn(file, args, { stdio: 'ignore', windowsHide: true, shell: false });
+          killer.on('error', (error) => {
+            debug('%s: %s failed: %s', this.#name ?? 'stdio', file, error.message);
+            resolve(false);
+          });
+          killer.on('exit', (code) => {
+            if (code !== 0)
+              debug('%s: %s %s exited with %s', this.#name ?? 'stdio', file, args.join(' '), code);
+            resolve(code === 0);
+          });
+          void this.#leaderExited.then(() => resolve(true));
+        }),
     }).then((gone) => {
       if (!gone)
         debug('%s: process group %d still has live members after SIGKILL', this.#name ?? 'stdio', pid);

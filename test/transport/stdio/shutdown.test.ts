@@ -5,7 +5,14 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { JsonRpcNotification } from '../../../src/jsonrpc/messages.js';
-import { FINAL_WAIT_MS, shutdownPlan, windowsTreeKill } from '../../../src/transport/stdio/shutdown.js';
+import {
+  FINAL_WAIT_MS,
+  runShutdown,
+  type ShutdownTarget,
+  shutdownPlan,
+  windowsProcessKill,
+  windowsTreeKill,
+} from '../../../src/transport/stdio/shutdown.js';
 import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js';
 import { fixture, nodeServer } from '../../helpers/fixtures.js';
 import { guardProcesses, isRunning, waitGroupGone } from '../../helpers/processes.js';
@@ -41,7 +48,7 @@ async function timeShutdown(transport: StdioTransport) {
   return { closedAfter, goneAfter: performance.now() - begin, status };
 }
 
-test('the escalation as data: POSIX signals the group, Windows runs taskkill on the tree', () => {
+test('the escalation as data: POSIX signals the group, Windows runs taskkill on the tree, else on the pid', () => {
   assert.deepEqual(shutdownPlan('linux', 42, { stdinGrace: 2000, termGrace: 1500 }), [
     { kind: 'close-stdin' },
     { kind: 'wait', ms: 2000 },
@@ -53,10 +60,70 @@ test('the escalation as data: POSIX signals the group, Windows runs taskkill on 
   assert.deepEqual(shutdownPlan('win32', 42, { stdinGrace: 2000, termGrace: 1500 }), [
     { kind: 'close-stdin' },
     { kind: 'wait', ms: 2000 },
-    { kind: 'run', file: 'taskkill', args: ['/PID', '42', '/T', '/F'] },
+    {
+      kind: 'run',
+      file: 'taskkill',
+      args: ['/PID', '42', '/T', '/F'],
+      fallback: { file: 'taskkill', args: ['/PID', '42', '/F'] },
+    },
     { kind: 'wait', ms: FINAL_WAIT_MS },
   ]);
   assert.deepEqual(windowsTreeKill(7), { file: 'taskkill', args: ['/PID', '7', '/T', '/F'] });
+  assert.deepEqual(windowsProcessKill(7), { file: 'taskkill', args: ['/PID', '7', '/F'] });
+});
+
+/**
+ * A real process stopped by runShutdown through real commands: the run step's command and, when it
+ * fails, its fallback. Returns the commands in the order they ran.
+ */
+async function stopWithCommands(first: readonly string[], fallback: readonly string[]) {
+  const child = spawn(process.execPath, [fixture('ignore-term.mjs')], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  await once(child, 'spawn');
+  const exited = once(child, 'exit');
+  const ran: string[] = [];
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const target: ShutdownTarget = {
+    closeStdin: () => child.stdin.end(),
+    isGone: () => gone,
+    leaderExited: exited,
+    signalGroup: () => assert.fail('no signal step in this plan'),
+    run: (file, args) => {
+      ran.push([file, ...args].join(' '));
+      const command = spawn(file, args, { stdio: 'ignore' });
+      return new Promise((resolve) => command.on('exit', (code) => resolve(code === 0)));
+    },
+  };
+  const pid = String(child.pid);
+  const withPid = (command: readonly string[]) => command.map((arg) => arg.replace('PID', pid));
+  const [file, ...args] = withPid(first);
+  const [fallbackFile, ...fallbackArgs] = withPid(fallback);
+  const stopped = await runShutdown(
+    [
+      { kind: 'close-stdin' },
+      { kind: 'wait', ms: 100 },
+      { kind: 'run', file: file!, args, fallback: { file: fallbackFile!, args: fallbackArgs } },
+      { kind: 'wait', ms: FINAL_WAIT_MS },
+    ],
+    target,
+  );
+  assert.equal(stopped, true, 'the process was stopped');
+  return ran;
+}
+
+test('a run step whose command fails (a taskkill refusing /T) runs its fallback', async () => {
+  const ran = await stopWithCommands(['kill', '-s', 'NOSUCHSIGNAL', 'PID'], ['kill', '-s', 'KILL', 'PID']);
+  assert.equal(ran.length, 2);
+  assert.match(ran[1]!, /^kill -s KILL \d+$/);
+});
+
+test('a run step whose command succeeds does not run its fallback', async () => {
+  const ran = await stopWithCommands(['kill', '-s', 'KILL', 'PID'], ['kill', '-s', 'NOSUCHSIGNAL', 'PID']);
+  assert.equal(ran.length, 1);
 });
 
 test('a server that exits on EOF is gone within milliseconds and never signalled', async () => {
