@@ -1,4 +1,5 @@
-// Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx).
+// Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx), except the
+// Windows lane's (test/windows, npm run test:windows).
 // Usage: node scripts/run-tests.mjs [substring filter...]
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -9,7 +10,8 @@ const root = path.resolve(import.meta.dirname, '..');
 function findTests(directory) {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(directory, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : findTests(full);
+    // test/windows runs on Windows Node: npm run test:windows.
+    if (entry.isDirectory()) return ['fixtures', 'windows'].includes(entry.name) ? [] : findTests(full);
     return entry.name.endsWith('.test.ts') ? [full] : [];
   });
 }
