@@ -23,7 +23,7 @@ export interface Command {
 export const FINAL_WAIT_MS = 5000;
 
 /** Windows has no process groups to signal: taskkill ends the whole tree at once. */
-export function windowsTreeKill(pid: number): { file: string; args: string[] } {
+export function windowsTreeKill(pid: number): Command {
   return { file: 'taskkill', args: ['/PID', String(pid), '/T', '/F'] };
 }
 
@@ -31,15 +31,15 @@ export function windowsTreeKill(pid: number): { file: string; args: string[] } {
  * When the tree kill fails (a taskkill without /T, such as Wine's, refuses it as a usage error),
  * the process alone: its children then go only if they exit with it (on stdin EOF, say).
  */
-export function windowsProcessKill(pid: number): { file: string; args: string[] } {
+export function windowsProcessKill(pid: number): Command {
   return { file: 'taskkill', args: ['/PID', String(pid), '/F'] };
 }
 
 /**
  * The escalation, as data: close stdin, wait `stdinGrace`; POSIX: SIGTERM to the group, wait
  * `termGrace`, SIGKILL to the group; Windows: taskkill /T /F on the tree, or taskkill /F on the
- * process if that fails. Each wait ends early
- * once everything is gone, and later steps are then skipped.
+ * process if that fails. Each wait ends early once everything is gone, and later steps are then
+ * skipped.
  */
 export function shutdownPlan(
   platform: NodeJS.Platform,
