@@ -74,6 +74,7 @@ const files = readdirSync(path.join(out, 'test/windows'))
   .filter((name) => name.endsWith('.test.js'))
   .sort()
   .map((name) => `test/windows/${name}`);
+if (files.length === 0) fail(`tsc compiled no test file into ${out}/test/windows`);
 const names = process.argv.slice(2).flatMap((name) => ['--test-name-pattern', name]);
 
 // The Windows node's stdout and stderr cannot be pipes to this Linux process (EBADF): a file.
