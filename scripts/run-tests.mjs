@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -29,6 +30,9 @@ const child = spawn(
   [
     '--import',
     'tsx',
+    // Fails the run on any unhandled rejection or uncaught exception, in every test file.
+    '--import',
+    pathToFileURL(path.join(root, 'test/helpers/escape-guard.mjs')).href,
     '--test',
     '--test-concurrency=2',
     '--test-timeout=120000',

@@ -20,6 +20,8 @@ export const channels = {
   reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
   /** `{ server, reason }` when the supervisor gives up or the client is closed. */
   clientClosed: dc.channel('conduit-mcp:client:closed'),
+  /** `{ server, warning }` (a ClientWarning) when an optional step fails and the connection goes on. */
+  warning: dc.channel('conduit-mcp:client:warning'),
   /**
    * A tracing channel per request (`start`, `end`, `asyncStart`, `asyncEnd`, `error`), with
    * `{ server, method }`; `result` or `error` are added when it settles.

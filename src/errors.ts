@@ -75,13 +75,14 @@ export class RequestTimeoutError extends ConduitError {
   constructor(
     readonly method: string,
     readonly timeout: number,
-    options?: { server?: string; total?: boolean },
+    options?: { server?: string; total?: boolean; cause?: unknown },
   ) {
     super(
       prefixed(
         options?.server,
         `${method} got no answer within ${timeout} ms${options?.total ? ' (maxTotalTimeout)' : ''}`,
       ),
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
   }
 }
@@ -114,16 +115,39 @@ export class ConnectionClosedError extends ConduitError {
   }
 }
 
-/** The client was closed, or gave up reconnecting; no request can be sent any more. */
+/**
+ * The client was closed, or gave up reconnecting; no request can be sent any more. `cause` is
+ * the last failure that explains it (the spawn error, the handshake error, the lost connection).
+ */
 export class ClientClosedError extends ConduitError {
   readonly code = 'CONDUIT_CLIENT_CLOSED';
   constructor(
     readonly reason: CloseReason | undefined,
-    options?: { server?: string; method?: string },
+    options?: { server?: string; method?: string; cause?: unknown },
   ) {
     const what = options?.method ? `${options.method} failed: ` : '';
     const why = reason ? `, last close: ${describeCloseReason(reason)}` : '';
-    super(prefixed(options?.server, `${what}the client is closed${why}`));
+    const cause = options?.cause ?? (reason && 'error' in reason ? reason.error : undefined);
+    super(
+      prefixed(options?.server, `${what}the client is closed${why}`),
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
+/** One connection attempt (spawn, Secret resolution, probe, handshake) took longer than `connectTimeout`. */
+export class ConnectTimeoutError extends ConduitError {
+  readonly code = 'CONDUIT_CONNECT_TIMEOUT';
+  constructor(
+    readonly timeout: number,
+    options?: { server?: string },
+  ) {
+    super(
+      prefixed(
+        options?.server,
+        `the connection attempt did not finish within ${timeout} ms (connectTimeout): the server did not start, or a Secret or the handshake did not complete; raise connectTimeout if the server is only slow`,
+      ),
+    );
   }
 }
 
@@ -133,12 +157,13 @@ export class UnsupportedProtocolVersionError extends ConduitError {
   constructor(
     readonly supported: readonly string[],
     readonly requested: string,
-    options?: { server?: string },
+    options?: { server?: string; message?: string },
   ) {
     super(
       prefixed(
         options?.server,
-        `no common protocol version: we asked for ${requested}, the server supports ${supported.length ? supported.join(', ') : 'none it named'}`,
+        options?.message ??
+          `no common protocol version: we asked for ${requested}, the server supports ${supported.length ? supported.join(', ') : 'none it named'}`,
       ),
     );
   }

@@ -3,6 +3,7 @@ export { Client, type ClientEvents } from './client/client.js';
 export type { Progress, RequestOptions } from './client/connection.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
 export type { ClientState, ReadyEvent } from './client/supervisor.js';
+export type { ClientWarning } from './client/warnings.js';
 export type { CloseReason, CloseReasonType } from './close-reason/close-reason.js';
 export { channels } from './diagnostics.js';
 export * from './errors.js';

@@ -96,3 +96,22 @@ export function stringOption(value: unknown, key: string): string {
   if (typeof value === 'string' && value.length > 0) return value;
   throw new ConfigError(key, `${key} must be a non-empty string, got ${describe(value)}`);
 }
+
+/** The longest delay a Node timer holds (about 24.8 days); a longer one would fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** True for a duration every timer of ours can hold: a whole number of ms in [min, MAX_TIMER_MS]. */
+export function isDuration(value: unknown, min = 0): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= MAX_TIMER_MS;
+}
+
+/** The sentence for a duration that is not one, shared by ConfigError and UsageError. */
+export function durationMessage(value: unknown, key: string, min = 0): string {
+  return `${key} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS} (a Node timer's limit), got ${describe(value)}`;
+}
+
+/** Every duration option goes through this one rule (client, reconnect and transport options). */
+export function durationOption(value: unknown, key: string, min = 0): number {
+  if (isDuration(value, min)) return value;
+  throw new ConfigError(key, durationMessage(value, key, min));
+}

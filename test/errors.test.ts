@@ -9,6 +9,7 @@ import {
   ConduitError,
   ConfigError,
   ConnectionClosedError,
+  ConnectTimeoutError,
   describeCloseReason,
   isConduitError,
   McpError,
@@ -43,6 +44,7 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
     'CONDUIT_CAPABILITY_MISSING',
   ],
   [new UsageError('send() before start()'), UsageError, 'CONDUIT_USAGE'],
+  [new ConnectTimeoutError(60_000), ConnectTimeoutError, 'CONDUIT_CONNECT_TIMEOUT'],
 ];
 
 describe('every error class', () => {
@@ -258,6 +260,10 @@ describe('describeCloseReason', () => {
       { type: 'stream_error', error: new Error('read ECONNRESET') },
       'a pipe to the server failed: read ECONNRESET',
     ],
+    [
+      { type: 'connect_failed', error: new Error('initialize got no answer within 10 ms') },
+      'the connection attempt failed: initialize got no answer within 10 ms',
+    ],
   ];
   for (const [reason, text] of cases) {
     test(`${reason.type}${'status' in reason ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
@@ -274,6 +280,7 @@ describe('describeCloseReason', () => {
       junk_output: true,
       write_queue_full: true,
       stream_error: true,
+      connect_failed: true,
     };
     assert.deepEqual(new Set(cases.map(([reason]) => reason.type)), new Set(Object.keys(types)));
   });

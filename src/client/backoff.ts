@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from '../validate.js';
+
 /** When and how often the supervisor restarts a server. Durations in milliseconds. */
 export interface ReconnectPolicy {
   /** Consecutive failed attempts before giving up. @defaultValue 5 */
@@ -23,12 +25,13 @@ export const DEFAULT_RECONNECT: ReconnectPolicy = {
   resetAfter: 5000,
 };
 
-/** The delay before attempt `attempt` (1-based): exponential, capped, with jitter. */
+/** The delay before attempt `attempt` (1-based): exponential, capped, with jitter; never past a timer's limit. */
 export function reconnectDelay(
   attempt: number,
   policy: ReconnectPolicy,
   random: () => number = Math.random,
 ): number {
   const base = Math.min(policy.initialDelay * policy.factor ** Math.max(0, attempt - 1), policy.maxDelay);
-  return Math.max(0, Math.round(base * (1 - policy.jitter + 2 * policy.jitter * random())));
+  const delay = Math.round(base * (1 - policy.jitter + 2 * policy.jitter * random()));
+  return Math.min(MAX_TIMER_MS, Math.max(0, delay));
 }

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
-import { channels, requestTraced } from '../diagnostics.js';
+import type { EventEmitter } from 'node:events';
+import { channels, debug, requestTraced } from '../diagnostics.js';
 import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
@@ -16,6 +16,7 @@ import type {
 } from '../protocol/results.js';
 import { capabilitiesFor, type Implementation, type ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
+import { SafeEmitter } from '../user-code.js';
 import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions } from './connection.js';
@@ -27,8 +28,10 @@ import {
   resolveClientOptions,
 } from './options.js';
 import { collectPages } from './pagination.js';
+import { normalizeRequestOptions } from './request-options.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
 import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
+import type { ClientWarning } from './warnings.js';
 
 /**
  * The Supervisor's events (`ready`, `disconnected`, `reconnecting`, `closed`, `notification`),
@@ -40,6 +43,8 @@ export interface ClientEvents extends LifecycleEvents {
   resourcesListChanged: [];
   promptsListChanged: [];
   resourceUpdated: [event: { uri: string }];
+  /** An optional step failed (a refused `logging/setLevel`, a failed listen stream); still connected. */
+  warning: [warning: ClientWarning];
 }
 
 type Params = JsonObject | undefined;
@@ -65,7 +70,7 @@ const isListChangedEvent = (event: string | symbol): event is ListChangedEvent =
  * `connect()` starts the server, detects the era and resolves when ready; the server is restarted
  * with backoff if it dies; `close()` (or `await using`) stops everything.
  */
-export class Client extends EventEmitter<ClientEvents> {
+export class Client extends SafeEmitter<ClientEvents> {
   readonly name: string;
   readonly #options: ResolvedClientOptions;
   readonly #supervisor: Supervisor;
@@ -80,7 +85,7 @@ export class Client extends EventEmitter<ClientEvents> {
     this.name = this.#options.name;
     this.#logLevel = this.#options.logLevel;
     this.#cache = this.#options.cache ? new ResultCache() : undefined;
-    this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout);
+    this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
     // Modern servers send change notifications only on request: listen while someone listens.
     const emitter = this as EventEmitter;
     emitter.on('newListener', (event: string | symbol) => {
@@ -98,6 +103,7 @@ export class Client extends EventEmitter<ClientEvents> {
       capabilities: capabilitiesFor(this.#options.handlers),
       requestTimeout: this.#options.requestTimeout,
       logLevel: () => this.#logLevel,
+      warn: this.#warn,
     };
     this.#supervisor = new Supervisor({
       name: this.name,
@@ -105,6 +111,7 @@ export class Client extends EventEmitter<ClientEvents> {
       protocol: this.#options.protocol,
       probeTimeout: this.#options.probeTimeout,
       requestTimeout: this.#options.requestTimeout,
+      connectTimeout: this.#options.connectTimeout,
       reconnect: this.#options.reconnect,
       context,
     });
@@ -168,7 +175,13 @@ export class Client extends EventEmitter<ClientEvents> {
   }
 
   /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
-  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<unknown> {
+  request(method: string, params?: JsonObject, rawOptions?: RequestOptions): Promise<unknown> {
+    let options: RequestOptions;
+    try {
+      options = normalizeRequestOptions(rawOptions, this.name, method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (!requestTraced()) return this.#request(method, params, options);
     return channels.request.tracePromise(() => this.#request(method, params, options), {
       server: this.name,
@@ -290,10 +303,11 @@ export class Client extends EventEmitter<ClientEvents> {
    * modern: the URI joins the `subscriptions/listen` filter (resolves once acknowledged).
    * Restored after every restart.
    */
-  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+  async subscribeResource(uri: string, rawOptions?: RequestOptions): Promise<void> {
+    const options = normalizeRequestOptions(rawOptions, this.name, 'resources/subscribe');
     const session = await this.#supervisor.whenReady('resources/subscribe', {
       signal: options?.signal,
-      timeout: options?.timeout ?? this.#options.requestTimeout,
+      timeout: options.timeout ?? this.#options.requestTimeout,
     });
     const missing = missingCapability('resources/subscribe', session.serverCapabilities);
     if (missing) throw new CapabilityError('resources/subscribe', missing, { server: this.name });
@@ -320,6 +334,12 @@ export class Client extends EventEmitter<ClientEvents> {
       this.name,
     );
   }
+
+  readonly #warn = (warning: ClientWarning): void => {
+    debug('%s', warning.message);
+    if (channels.warning.hasSubscribers) channels.warning.publish({ server: this.name, warning });
+    this.emit('warning', warning);
+  };
 
   #onSession(session: Session): void {
     this.#lastSession = session;

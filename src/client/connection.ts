@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { debug } from '../diagnostics.js';
-import { AbortError, ConnectionClosedError, McpError, RequestTimeoutError } from '../errors.js';
+import { AbortError, ConnectionClosedError, McpError, RequestTimeoutError, UsageError } from '../errors.js';
+import { INTERNAL_ERROR } from '../jsonrpc/error-codes.js';
 import type {
   JsonObject,
   JsonRpcErrorObject,
@@ -10,6 +10,7 @@ import type {
   RequestId,
 } from '../jsonrpc/messages.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
+import { callUser, SafeEmitter } from '../user-code.js';
 
 /** A `notifications/progress` payload. */
 export interface Progress {
@@ -53,7 +54,17 @@ interface Pending {
   onAbort: (() => void) | undefined;
   onProgress: ((progress: Progress) => void) | undefined;
   resetTimeoutOnProgress: boolean;
+  /** Progress callbacks since the last coalesced delivery. */
+  progressCalls: number;
+  /** The latest progress not yet delivered (past the per-turn cap), delivered on the next turn. */
+  heldProgress: Progress | undefined;
 }
+
+/**
+ * Progress callbacks one request gets in a burst; past it, notifications of the same event-loop
+ * turn are coalesced into the latest, delivered on the next turn (and before the result).
+ */
+export const MAX_PROGRESS_CALLS_PER_TURN = 16;
 
 export interface ConnectionEvents {
   notification: [notification: JsonRpcNotification];
@@ -63,23 +74,12 @@ export interface ConnectionEvents {
 /** setTimeout's ceiling; longer waits would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Runs a user callback without letting its exception break our message loop. */
-function callUser(callback: () => void): void {
-  try {
-    callback();
-  } catch (error) {
-    process.nextTick(() => {
-      throw error;
-    });
-  }
-}
-
 /**
  * JSON-RPC over one transport instance: unique ids, the pending map, timeouts, AbortSignal ->
  * `notifications/cancelled`, progress routing. Every request settles exactly once: its result,
  * the server's error (McpError), or a typed rejection; none stays pending once the transport closes.
  */
-export class Connection extends EventEmitter<ConnectionEvents> {
+export class Connection extends SafeEmitter<ConnectionEvents> {
   readonly #transport: Transport;
   readonly #name: string | undefined;
   readonly #defaultTimeout: number;
@@ -134,7 +134,16 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         promise: Promise.reject(new AbortError(method, signal.reason, { server: this.#name })),
       };
     }
-    const id = options.id ?? this.#nextId++;
+    const id = options.id ?? this.#freshId();
+    if (this.#pending.has(id)) {
+      // Ids are the client's: a chosen id (the library's own listen streams) never shadows another.
+      return {
+        id: undefined,
+        promise: Promise.reject(
+          new UsageError(`${this.#name ?? 'client'}: ${method}: request id ${id} is already in use`),
+        ),
+      };
+    }
     if (options.onProgress) {
       params = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
     }
@@ -153,6 +162,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
         onAbort: undefined,
         onProgress: options.onProgress,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        progressCalls: 0,
+        heldProgress: undefined,
       };
     });
     this.#pending.set(id, pending);
@@ -195,13 +206,33 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     );
   }
 
-  /** Answers a server request (legacy era only). Dropped if the connection has closed. */
+  /**
+   * Answers a server request (legacy era only); never throws. A result that cannot be serialised
+   * (a BigInt, a cycle) is answered with -32603 instead. A write that fails closes the transport
+   * with its reason (the write queue, or the pipe); an answer after close is dropped.
+   */
   respond(id: RequestId, outcome: { result: unknown } | { error: JsonRpcErrorObject }): void {
+    const name = this.#name ?? 'client';
     if (this.#closeReason) {
-      debug('%s: not answering server request %s: the connection is closed', this.#name ?? 'client', id);
+      debug('%s: not answering server request %s: the connection is closed', name, id);
       return;
     }
-    this.#transport.send({ jsonrpc: '2.0', id, ...outcome } as JsonRpcMessage);
+    try {
+      this.#transport.send({ jsonrpc: '2.0', id, ...outcome } as JsonRpcMessage);
+      return;
+    } catch (error) {
+      if (this.#closeReason || error instanceof ConnectionClosedError) {
+        debug('%s: the answer to server request %s was not sent: %s', name, id, (error as Error).message);
+        return;
+      }
+      debug('%s: the answer to server request %s cannot be sent: %s', name, id, (error as Error).message);
+    }
+    const message = 'the client could not serialise its answer to this request';
+    try {
+      this.#transport.send({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message } });
+    } catch (error) {
+      debug('%s: the error answer to server request %s was not sent: %s', name, id, (error as Error).message);
+    }
   }
 
   /** Stops waiting for a request locally, writing nothing; a late answer is dropped. */
@@ -212,6 +243,12 @@ export class Connection extends EventEmitter<ConnectionEvents> {
 
   close(): Promise<void> {
     return this.#transport.close();
+  }
+
+  /** The next integer id no pending request holds. */
+  #freshId(): number {
+    while (this.#pending.has(this.#nextId)) this.#nextId++;
+    return this.#nextId++;
   }
 
   readonly #onTimeout = (pending: Pending, total: boolean, totalMs?: number) => {
@@ -228,6 +265,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     clearTimeout(pending.timer);
     clearTimeout(pending.totalTimer);
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
+    if (pending.heldProgress) this.#deliverHeldProgress(pending);
     if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
       try {
         this.notify('notifications/cancelled', { requestId: pending.id, reason: cancelReason });
@@ -295,8 +333,26 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       progressToken: RequestId;
       _meta?: unknown;
     };
+    if (pending.progressCalls < MAX_PROGRESS_CALLS_PER_TURN) {
+      pending.progressCalls++;
+      const onProgress = pending.onProgress;
+      callUser(() => onProgress(progress));
+      return;
+    }
+    if (pending.heldProgress === undefined) {
+      setImmediate(() => {
+        if (this.#pending.get(pending.id) === pending) this.#deliverHeldProgress(pending);
+      });
+    }
+    pending.heldProgress = progress;
+  }
+
+  #deliverHeldProgress(pending: Pending): void {
+    const progress = pending.heldProgress;
+    pending.heldProgress = undefined;
+    pending.progressCalls = 0;
     const onProgress = pending.onProgress;
-    callUser(() => onProgress(progress));
+    if (progress && onProgress) callUser(() => onProgress(progress));
   }
 
   #onClose(reason: CloseReason): void {

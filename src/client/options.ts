@@ -9,6 +9,7 @@ import {
   at,
   booleanOption,
   describe,
+  durationOption,
   integerOption,
   numberInRange,
   ownProperties,
@@ -32,6 +33,12 @@ export interface ClientOptions {
   readonly probeTimeout?: number;
   /** Default per-request timeout, ms. @defaultValue 60000 */
   readonly requestTimeout?: number;
+  /**
+   * Time one connection attempt may take as a whole (spawn, Secret resolution, probe and
+   * handshake), ms; an attempt past it fails like any other and is retried under `reconnect`.
+   * @defaultValue 60000
+   */
+  readonly connectTimeout?: number;
   /** Restart policy after the server exits or the transport closes. */
   readonly reconnect?: Partial<ReconnectPolicy>;
   /** The server log level wanted; messages arrive as `'log'` events. @defaultValue none */
@@ -49,6 +56,7 @@ export interface ResolvedClientOptions {
   readonly protocol: ProtocolMode;
   readonly probeTimeout: number;
   readonly requestTimeout: number;
+  readonly connectTimeout: number;
   readonly reconnect: ReconnectPolicy;
   readonly logLevel: LogLevel | undefined;
   readonly handlers: ClientHandlers;
@@ -62,6 +70,7 @@ const CLIENT_KEYS = [
   'protocol',
   'probeTimeout',
   'requestTimeout',
+  'connectTimeout',
   'reconnect',
   'logLevel',
   'handlers',
@@ -78,6 +87,7 @@ const RECONNECT_KEYS = [
 const HANDLER_KEYS = ['elicitation', 'sampling', 'roots'] as const;
 
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+export const DEFAULT_CONNECT_TIMEOUT = 60_000;
 
 const packageVersion: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
   .version;
@@ -100,8 +110,9 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     transport,
     clientInfo: normalizeClientInfo(input.clientInfo),
     protocol: normalizeProtocol(input.protocol ?? 'auto'),
-    probeTimeout: integerOption(input.probeTimeout ?? transport.discovery.probeTimeout, 'probeTimeout', 'ms'),
-    requestTimeout: integerOption(input.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT, 'requestTimeout', 'ms', 1),
+    probeTimeout: durationOption(input.probeTimeout ?? transport.discovery.probeTimeout, 'probeTimeout'),
+    requestTimeout: durationOption(input.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT, 'requestTimeout', 1),
+    connectTimeout: durationOption(input.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT, 'connectTimeout', 1),
     reconnect: normalizeReconnect(input.reconnect ?? {}),
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
     handlers: normalizeHandlers(input.handlers ?? {}),
@@ -138,15 +149,11 @@ function normalizeReconnect(value: unknown): ReconnectPolicy {
       key('maxReconnects'),
       'attempts',
     ),
-    initialDelay: integerOption(
-      input.initialDelay ?? DEFAULT_RECONNECT.initialDelay,
-      key('initialDelay'),
-      'ms',
-    ),
-    maxDelay: integerOption(input.maxDelay ?? DEFAULT_RECONNECT.maxDelay, key('maxDelay'), 'ms'),
+    initialDelay: durationOption(input.initialDelay ?? DEFAULT_RECONNECT.initialDelay, key('initialDelay')),
+    maxDelay: durationOption(input.maxDelay ?? DEFAULT_RECONNECT.maxDelay, key('maxDelay')),
     factor: numberInRange(input.factor ?? DEFAULT_RECONNECT.factor, key('factor'), 1, 100),
     jitter: numberInRange(input.jitter ?? DEFAULT_RECONNECT.jitter, key('jitter'), 0, 1),
-    resetAfter: integerOption(input.resetAfter ?? DEFAULT_RECONNECT.resetAfter, key('resetAfter'), 'ms'),
+    resetAfter: durationOption(input.resetAfter ?? DEFAULT_RECONNECT.resetAfter, key('resetAfter')),
   };
   if (policy.maxDelay < policy.initialDelay) {
     throw new ConfigError(

@@ -3,6 +3,7 @@ import { AbortError, ConnectionClosedError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
 import type { Session } from './eras/session.js';
+import type { WarningSink } from './warnings.js';
 
 /** What a `subscriptions/listen` asks for. */
 export interface SubscriptionFilter {
@@ -44,6 +45,12 @@ interface Stream {
 }
 
 /**
+ * Streams being replaced (opened before the old one is cancelled) at once; a filter that changes
+ * faster than the server acknowledges cancels the oldest.
+ */
+export const MAX_DRAINING_STREAMS = 4;
+
+/**
  * Change notifications in both eras. Legacy: list_changed arrives unsolicited, and resources are
  * watched with `resources/subscribe`. Modern: one `subscriptions/listen` stream (a string id,
  * exempt from timeouts) carries what is wanted; a new filter opens a new stream, then cancels the
@@ -58,10 +65,12 @@ export class Subscriptions {
   readonly #draining = new Set<Stream>();
   #sequence = 0;
   #ackTimeout: number;
+  readonly #warn: WarningSink;
 
-  constructor(name: string, ackTimeout: number) {
+  constructor(name: string, ackTimeout: number, warn: WarningSink) {
     this.#name = name;
     this.#ackTimeout = ackTimeout;
+    this.#warn = warn;
   }
 
   get uris(): ReadonlySet<string> {
@@ -81,14 +90,18 @@ export class Subscriptions {
     if (session.changeNotifications === 'unsolicited') {
       for (const uri of this.#uris) {
         session.request('resources/subscribe', { uri }).catch((error: Error) => {
-          debug('%s: re-subscribing %s failed: %s', this.#name, uri, error.message);
+          if (error instanceof ConnectionClosedError) return;
+          this.#warn({
+            type: 'resubscribe_failed',
+            message: `${this.#name}: restoring resources/subscribe ${uri} after a restart failed: ${error.message}`,
+            error,
+          });
         });
       }
       return;
     }
-    this.#sync().catch((error: Error) =>
-      debug('%s: subscriptions/listen failed: %s', this.#name, error.message),
-    );
+    // A failure was reported as a warning where the stream failed.
+    this.#sync().catch(() => {});
   }
 
   /** A listener for a list_changed event was added or the last one removed. */
@@ -97,9 +110,7 @@ export class Subscriptions {
     if (wanted) this.#lists.add(event);
     else this.#lists.delete(event);
     if (this.#session?.changeNotifications === 'listen') {
-      this.#sync().catch((error: Error) =>
-        debug('%s: subscriptions/listen failed: %s', this.#name, error.message),
-      );
+      this.#sync().catch(() => {});
     }
   }
 
@@ -177,6 +188,11 @@ export class Subscriptions {
     }
     const previous = this.#current;
     if (previous) this.#draining.add(previous);
+    if (this.#draining.size > MAX_DRAINING_STREAMS) {
+      const oldest = this.#draining.values().next().value!;
+      this.#draining.delete(oldest);
+      oldest.controller.abort(new Error('too many subscription streams waiting to be replaced'));
+    }
     this.#current = isEmptyFilter(filter) ? undefined : this.#open(session, filter);
     try {
       await this.#current?.acknowledged;
@@ -199,10 +215,14 @@ export class Subscriptions {
     });
     acknowledged.catch(() => {});
     const stream: Stream = { id, filter, controller, acknowledged, acknowledge, fail, session };
-    const timer = setTimeout(
-      () => fail(new Error(`the server did not acknowledge ${id} within ${this.#ackTimeout} ms`)),
-      this.#ackTimeout,
-    );
+    const timer = setTimeout(() => {
+      const error = new Error(`the server did not acknowledge ${id} within ${this.#ackTimeout} ms`);
+      fail(error);
+      // Not kept: the next subscription opens a new stream.
+      if (this.#current === stream) this.#current = undefined;
+      this.#listenFailed(id, error);
+      controller.abort(error);
+    }, this.#ackTimeout);
     void acknowledged.then(
       () => clearTimeout(timer),
       () => clearTimeout(timer),
@@ -216,17 +236,29 @@ export class Subscriptions {
       .then(
         () => {
           // The server closed the stream gracefully.
-          if (this.#current === stream) this.#current = undefined;
-          fail(new Error(`the server closed ${id}`));
+          const error = new Error(`the server ended ${id} with a result`);
+          if (this.#current === stream) {
+            this.#current = undefined;
+            this.#listenFailed(id, error);
+          }
+          fail(error);
         },
         (error: Error) => {
           if (this.#current === stream) this.#current = undefined;
           fail(error);
           if (!(error instanceof AbortError || error instanceof ConnectionClosedError)) {
-            debug('%s: %s failed: %s', this.#name, id, error.message);
+            this.#listenFailed(id, error);
           }
         },
       );
     return stream;
+  }
+
+  #listenFailed(id: string, error: Error): void {
+    this.#warn({
+      type: 'listen_failed',
+      message: `${this.#name}: subscriptions/listen ${id} failed (${error.message}); change notifications stop until the next subscription opens a new stream`,
+      error,
+    });
   }
 }

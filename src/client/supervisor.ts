@@ -1,9 +1,10 @@
-import { EventEmitter } from 'node:events';
 import { channels, debug } from '../diagnostics.js';
 import {
   AbortError,
   ClientClosedError,
   ConfigError,
+  ConnectionClosedError,
+  ConnectTimeoutError,
   RequestTimeoutError,
   SpawnError,
   UnsupportedProtocolVersionError,
@@ -13,6 +14,8 @@ import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { Implementation } from '../protocol/types.js';
 import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
 import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport/transport.js';
+import { SafeEmitter } from '../user-code.js';
+import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
 import { establishSession, ProbeExitError } from './eras/discovery.js';
@@ -55,6 +58,8 @@ export interface SupervisorConfig {
   protocol: ProtocolMode;
   probeTimeout: number;
   requestTimeout: number;
+  /** One attempt's deadline: spawn, Secret resolution, probe and handshake. */
+  connectTimeout: number;
   reconnect: ReconnectPolicy;
   context: SessionContext;
 }
@@ -78,7 +83,7 @@ interface Waiter {
  * and when the process exits or the transport closes for any reason but close(), restarts it
  * with exponential backoff and jitter, up to `maxReconnects` consecutive failed attempts.
  */
-export class Supervisor extends EventEmitter<SupervisorEvents> {
+export class Supervisor extends SafeEmitter<SupervisorEvents> {
   readonly #config: SupervisorConfig;
   #state: ClientState = 'idle';
 
@@ -91,6 +96,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   #transport: Transport | undefined;
   #memory: EraMemory | undefined;
   #lastReason: CloseReason | undefined;
+  /** The last failure (an attempt's error, or the lost connection): the cause of what follows. */
+  #lastError: Error | undefined;
   #firstConnect: Promise<void> | undefined;
   readonly #waiters = new Set<Waiter>();
   readonly #stop = new AbortController();
@@ -121,9 +128,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** Starts the server and resolves when ready; the same promise for every caller. */
   connect(): Promise<void> {
-    if (this.#state === 'closed') {
-      return Promise.reject(new ClientClosedError(this.#lastReason, { server: this.#config.name }));
-    }
+    if (this.#state === 'closed') return Promise.reject(this.#closedError());
     this.#firstConnect ??= new Promise<void>((resolve, reject) => {
       this.#state = 'connecting';
       void this.#run(resolve, reject);
@@ -135,8 +140,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   whenReady(method: string, options: { signal?: AbortSignal; timeout: number }): Promise<Session> {
     const server = this.#config.name;
     if (this.#state === 'ready') return Promise.resolve(this.#session!);
-    if (this.#state === 'closed')
-      return Promise.reject(new ClientClosedError(this.#lastReason, { server, method }));
+    if (this.#state === 'closed') return Promise.reject(this.#closedError(method));
     if (this.#state === 'idle')
       return Promise.reject(new UsageError(`${server}: ${method} needs connect() first`));
     const { signal, timeout } = options;
@@ -158,8 +162,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         },
       };
       const onAbort = () => waiter.reject(new AbortError(method, signal!.reason, { server }));
+      // Waiting past the timeout is explained by the failure that made the client reconnect.
+      const onTimeout = () =>
+        waiter.reject(new RequestTimeoutError(method, timeout, { server, cause: this.#lastError }));
       const timer = Number.isFinite(timeout)
-        ? setTimeout(() => waiter.reject(new RequestTimeoutError(method, timeout, { server })), timeout)
+        ? setTimeout(onTimeout, Math.min(timeout, MAX_TIMER_MS))
         : undefined;
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.add(waiter);
@@ -187,7 +194,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     while (!this.#isClosed()) {
       let session: Session;
       try {
-        session = await this.#open();
+        session = await this.#attempt();
       } catch (error) {
         if (this.#isClosed()) {
           if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
@@ -201,6 +208,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           continue;
         }
         const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
+        this.#lastError = cause;
         if (isPermanentFailure(cause) || attempt >= this.#config.reconnect.maxReconnects) {
           this.#giveUp(cause, first ? rejectFirst : undefined);
           return;
@@ -238,6 +246,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (this.#isClosed()) return;
       this.#session = undefined;
       this.#lastReason = reason;
+      this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
       this.#state = 'reconnecting';
       this.emit('disconnected', reason);
       if (attempt >= this.#config.reconnect.maxReconnects) {
@@ -246,6 +255,47 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       }
       attempt += 1;
       if (!(await this.#backoff(attempt))) return;
+    }
+  }
+
+  /**
+   * One attempt within `connectTimeout`, cut short by close(). Past the deadline (a Secret that
+   * never resolves, a server that never answers) the attempt's transport is closed and the attempt
+   * fails like any other; the close reason kept is the transport's own when the server failed,
+   * else `connect_failed` with the error.
+   */
+  async #attempt(): Promise<Session> {
+    const { connectTimeout, name } = this.#config;
+    const opening = this.#open();
+    const transport = this.#transport!;
+    let timer: NodeJS.Timeout | undefined;
+    let onStop: (() => void) | undefined;
+    const cutShort = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ConnectTimeoutError(connectTimeout, { server: name })),
+        connectTimeout,
+      );
+      onStop = () => reject(new ClientClosedError(undefined, { server: name }));
+      this.#stop.signal.addEventListener('abort', onStop, { once: true });
+    });
+    try {
+      return await Promise.race([opening, cutShort]);
+    } catch (error) {
+      // The losing attempt settles on its own once its transport is closed.
+      opening.then(
+        (late) => late.dispose(),
+        () => {},
+      );
+      const own = transport.closeReason;
+      if (!this.#isClosed()) {
+        this.#lastReason =
+          own && own.type !== 'closed' ? own : { type: 'connect_failed', error: unwrap(error as Error) };
+      }
+      void transport.close();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.#stop.signal.removeEventListener('abort', onStop!);
     }
   }
 
@@ -271,10 +321,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         handshakeTimeout: config.requestTimeout,
       });
     } catch (error) {
-      this.#lastReason = transport.closeReason ?? this.#lastReason;
       void transport.close();
       throw error;
     }
+  }
+
+  /** What a call on a closed client gets: the last close reason, and the failure behind it. */
+  #closedError(method?: string): ClientClosedError {
+    return new ClientClosedError(this.#lastReason, {
+      server: this.#config.name,
+      method,
+      cause: this.#lastError,
+    });
   }
 
   #closed(connection: Connection): Promise<CloseReason> {
@@ -310,8 +368,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.#stop.abort();
     const reason = this.#lastReason;
     debug('%s: giving up (%s)', this.#config.name, cause?.message ?? 'too many restarts');
-    const error = cause ?? new ClientClosedError(reason, { server: this.#config.name });
-    this.#rejectWaiters(new ClientClosedError(reason, { server: this.#config.name }));
+    const error = cause ?? this.#closedError();
+    this.#rejectWaiters(this.#closedError());
     rejectFirst?.(error);
     this.emit('closed', reason);
   }
@@ -319,4 +377,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   #rejectWaiters(error: Error): void {
     for (const waiter of [...this.#waiters]) waiter.reject(error);
   }
+}
+
+/** The error a probe exit stands for. */
+function unwrap(error: Error): Error {
+  return error instanceof ProbeExitError ? error.cause : error;
 }

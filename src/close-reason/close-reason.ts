@@ -6,12 +6,19 @@ import { type Describers, STDIO_CLOSE_REASON_TEXT, type StdioCloseReason } from 
  */
 export type CloseReason =
   /** `close()` was called. */
-  { type: 'closed' } | StdioCloseReason;
+  | { type: 'closed' }
+  /**
+   * Client only (never a transport's): the process ran but the connection attempt failed: the
+   * handshake was refused or timed out, or `connectTimeout` passed. `error` says which.
+   */
+  | { type: 'connect_failed'; error: Error }
+  | StdioCloseReason;
 
 export type CloseReasonType = CloseReason['type'];
 
 const CLOSE_REASON_TEXT: Describers<CloseReason> = {
   closed: () => 'closed by the client',
+  connect_failed: (reason) => `the connection attempt failed: ${reason.error.message}`,
   ...STDIO_CLOSE_REASON_TEXT,
 };
 

@@ -19,6 +19,7 @@ const context: SessionContext = {
   capabilities: {},
   requestTimeout: 5000,
   logLevel: () => undefined,
+  warn: () => {},
 };
 
 /** A started connection to a MemoryServer. */
@@ -60,12 +61,12 @@ const exitsOnProbe: MemoryServerOptions = {
 };
 
 describe('the probe under stdio rules', () => {
-  test('a DiscoverResult means modern; the era memory keeps it for the next process', async () => {
+  test('a DiscoverResult means modern; the era memory keeps the era and version (the next process confirms it)', async () => {
     const { connection, transport } = await pair({ era: 'modern' });
     const session = await establish(connection, STDIO_DISCOVERY);
     assert.equal(session.era, 'modern');
     assert.equal(session.changeNotifications, 'listen');
-    assert.deepEqual(session.memory.discovered?.supportedVersions, ['2026-07-28']);
+    assert.deepEqual(session.memory, { era: 'modern', version: '2026-07-28' });
     await transport.close();
   });
 
@@ -74,7 +75,7 @@ describe('the probe under stdio rules', () => {
     const session = await establish(connection, STDIO_DISCOVERY, 60_000);
     assert.equal(session.era, 'legacy');
     assert.equal(session.changeNotifications, 'unsolicited');
-    assert.deepEqual(session.memory, { era: 'legacy', version: '2025-11-25', discovered: undefined });
+    assert.deepEqual(session.memory, { era: 'legacy', version: '2025-11-25' });
     assert.equal(server.requests('initialize').length, 1);
     await waitFor(() => server.notifications('notifications/initialized').length === 1, 'initialized');
     await transport.close();

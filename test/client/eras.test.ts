@@ -229,17 +229,22 @@ test('a server that exits on the probe is restarted straight into initialize', a
   await client.close();
 });
 
-test('the era is remembered across a restart: no second probe', async () => {
+test('across a restart a remembered legacy era is not probed again; a remembered modern era is confirmed by one server/discover', async () => {
   for (const era of ['legacy', 'modern'] as const) {
     const { client, methods } = fixtureClient(['--era', era]);
     await client.connect();
     await client.callTool({ name: 'crash' }).catch(() => {});
     await client.callTool({ name: 'echo' });
     assert.equal(client.era, era);
-    assert.equal(
-      (await methods(1)).filter((method) => method === 'server/discover').length,
-      1,
-      `${era}: one probe`,
+    const handshakes = (await methods(1)).filter(
+      (method) => method === 'server/discover' || method === 'initialize',
+    );
+    assert.deepEqual(
+      handshakes,
+      era === 'legacy'
+        ? ['server/discover', 'initialize', 'initialize']
+        : ['server/discover', 'server/discover'],
+      `${era}: the handshakes of both processes`,
     );
     await client.close();
   }

@@ -22,7 +22,7 @@ import { nodeServer } from './fixtures.js';
 export type Observe = (label: string, value: unknown) => void;
 
 const QUICK = { stdinGrace: 200, termGrace: 200, stderr: 'discard' } as const;
-const EVENTS = ['ready', 'disconnected', 'reconnecting', 'closed', 'notification', 'log'] as const;
+const EVENTS = ['ready', 'disconnected', 'reconnecting', 'closed', 'notification', 'log', 'warning'] as const;
 
 /** The same value three ways: a string, a function and an async function. */
 export function secretEnv(value: string): Record<string, Secret> {
@@ -58,7 +58,7 @@ async function rejection(
 
 /**
  * Provokes each error path: spawn failure (missing command, Secret PATH), crash and crash loop,
- * timeouts (request, handshake), abort, server error, invalid options next to the Secret, junk
+ * timeouts (request, handshake), abort, a refused optional step (a warning), server error, invalid options next to the Secret, junk
  * output (over the limit, and a careless server printing the Secret), write_queue_full,
  * message_too_large, death by a signal, and a shutdown that needs SIGTERM and SIGKILL.
  * Returns the labels of the paths taken.
@@ -177,6 +177,16 @@ export async function provokeEveryErrorPath(
     );
     await rejection(`${label} (handshake)`, silent.connect(), RequestTimeoutError, observe);
     await silent.close();
+    // An optional step refused: a warning (event, channel, debug line), the connection kept.
+    const refused = observed(
+      `${label} (optional step)`,
+      { name: 'refused', transport: legacy(['--refuse-set-level']), logLevel: 'info' },
+      observe,
+    );
+    const warned = new Promise((resolve) => refused.once('warning', resolve));
+    await refused.connect();
+    await warned;
+    await refused.close();
     done.push(label);
   }
   {

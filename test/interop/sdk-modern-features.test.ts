@@ -780,7 +780,7 @@ test('input_required limits: the SDK refuses (-32021) input a client without han
   );
 });
 
-test('restart: after the server is killed the client restarts it in the modern era without a probe, re-opens the listen stream, and drops the cache', async () => {
+test('restart: after the server is killed the client restarts it in the modern era, confirmed by one server/discover, re-opens the listen stream, and drops the cache', async () => {
   await withSdk(
     async (client, seen) => {
       let changed = 0;
@@ -800,19 +800,22 @@ test('restart: after the server is killed the client restarts it in the modern e
         seen.ready.map((event) => event.era),
         ['modern', 'modern'],
       );
-      await waitFor(() => seen.received().length > before, 'the first message to the new server');
-      // The era is remembered: the new process is opened by the re-opened listen, not a probe.
-      const opening = seen.received()[before]!;
-      assert.equal(opening.method, 'subscriptions/listen');
-      assert.deepEqual(opening.params?.notifications, {
+      await waitFor(() => seen.received().length > before + 1, 'the first messages to the new server');
+      // The remembered era is checked, not trusted: one server/discover confirms it on the new
+      // process, then the listen stream is re-opened.
+      const [confirm, opening] = seen.received().slice(before);
+      assert.equal(confirm!.method, 'server/discover');
+      assert.equal(opening!.method, 'subscriptions/listen');
+      assert.deepEqual(opening!.params?.notifications, {
         toolsListChanged: true,
         resourceSubscriptions: ['memo://counter'],
       });
-      assert.ok(
-        !seen
+      assert.equal(
+        seen
           .received()
           .slice(before)
-          .some((m) => m.method === 'server/discover'),
+          .filter((m) => m.method === 'server/discover').length,
+        1,
       );
       await waitFor(() => acknowledgements(seen).length === 3, 'the acknowledgement on the new server');
 

@@ -102,6 +102,9 @@ export class ProbeExitError extends Error {
 
 const PROBE_TIMED_OUT = Symbol('probe timed out');
 
+/** Server requests held until the era is known; later ones are dropped (a debug line counts them). */
+export const MAX_HELD_REQUESTS = 32;
+
 export interface EstablishOptions {
   mode: ProtocolMode;
   /** The transport kind's rules for reading the probe. */
@@ -124,10 +127,22 @@ export async function establishSession(
   options: EstablishOptions,
 ): Promise<Session> {
   const held: JsonRpcRequest[] = [];
-  connection.onRequest = (request) => held.push(request);
+  let dropped = 0;
+  connection.onRequest = (request) => {
+    if (held.length < MAX_HELD_REQUESTS) held.push(request);
+    else dropped++;
+  };
   const session = await chooseSession(connection, context, options);
+  if (dropped > 0) {
+    debug(
+      '%s: dropped %d requests the server sent before the era was known (%d held)',
+      context.name,
+      dropped,
+      MAX_HELD_REQUESTS,
+    );
+  }
   if (session instanceof LegacySession) {
-    await session.finishHandshake();
+    session.finishHandshake();
     for (const request of held) session.answer(request);
   } else {
     connection.onRequest = undefined;
@@ -140,9 +155,8 @@ async function chooseSession(connection: Connection, context: SessionContext, op
   const { memory } = options;
   if (options.mode === 'legacy') return legacy(connection, context, LATEST_LEGACY_VERSION, options);
   if (options.mode === 'modern') return modernByDiscover(connection, context, LATEST_MODERN_VERSION, options);
-  if (memory?.era === 'modern' && memory.discovered) {
-    return new ModernSession(connection, context, memory.version, memory.discovered);
-  }
+  // A remembered modern era is checked, not trusted: the probe confirms it on this process with
+  // one server/discover round trip, and finds a server that now speaks only legacy before `ready`.
   if (memory?.era === 'legacy') {
     try {
       return await legacy(connection, context, memory.version, options);
@@ -238,6 +252,9 @@ async function modernByDiscover(
   } catch (error) {
     if (error instanceof McpError) {
       const outcome = classifyProbe({ error }, version);
+      if (outcome.kind === 'legacy' && options.mode === 'modern') {
+        throw legacyOnly(context, version, `it answered server/discover with error ${error.code}`);
+      }
       if (outcome.kind === 'unsupported' || outcome.kind === 'fatal')
         return followOutcome(connection, context, options, outcome, false);
       if (outcome.kind === 'retry-modern' && version === LATEST_MODERN_VERSION) {
@@ -247,6 +264,9 @@ async function modernByDiscover(
     throw error;
   }
   const discovered = readDiscoverResult(result);
+  if (!discovered && options.mode === 'modern') {
+    throw legacyOnly(context, version, 'its server/discover result is not a DiscoverResult');
+  }
   if (!discovered)
     throw new ProtocolError('server/discover returned something that is not a DiscoverResult', {
       server: context.name,
@@ -264,6 +284,18 @@ async function modernByDiscover(
     });
   }
   return new ModernSession(connection, context, chosen, discovered);
+}
+
+/** `protocol: 'modern'` met a legacy-only server: permanent, so it is not retried. */
+function legacyOnly(
+  context: SessionContext,
+  version: string,
+  evidence: string,
+): UnsupportedProtocolVersionError {
+  return new UnsupportedProtocolVersionError([], version, {
+    server: context.name,
+    message: `protocol is 'modern' but the server speaks only the legacy era (${evidence}); use protocol: 'auto' or 'legacy'`,
+  });
 }
 
 async function legacy(

@@ -2,6 +2,12 @@ import { ProtocolError } from '../../errors.js';
 import { INPUT_METHODS, type InputMethod } from '../../protocol/types.js';
 import type { SessionContext } from './session.js';
 
+/**
+ * Handler runs one session lets the server start at once (legacy requests in flight, or the
+ * entries of one modern `inputRequests`); a request past it is refused, not queued.
+ */
+export const MAX_HANDLER_RUNS = 16;
+
 export function isInputMethod(method: string): method is InputMethod {
   return Object.hasOwn(INPUT_METHODS, method);
 }

@@ -1,12 +1,12 @@
 import { debug } from '../../diagnostics.js';
-import { McpError, UnsupportedProtocolVersionError } from '../../errors.js';
+import { ConnectionClosedError, McpError, UnsupportedProtocolVersionError } from '../../errors.js';
 import { INTERNAL_ERROR, METHOD_NOT_FOUND } from '../../jsonrpc/error-codes.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import type { LogLevel } from '../../protocol/meta.js';
 import { type Implementation, INPUT_METHODS, type ServerCapabilities } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
 import type { Connection, InternalRequestOptions } from '../connection.js';
-import { isInputMethod, runInputHandler } from './handlers.js';
+import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
 export interface InitializeResult {
@@ -70,15 +70,27 @@ export class LegacySession implements Session {
     connection.once('close', () => this.dispose());
   }
 
-  /** Sends `notifications/initialized` and the wanted log level: the end of the handshake. */
-  async finishHandshake(): Promise<void> {
+  /**
+   * Sends `notifications/initialized`, then the wanted log level without waiting for it: setting
+   * the level is optional, so a server that refuses it stays connected (a `'warning'`).
+   */
+  finishHandshake(): void {
     this.#connection.notify('notifications/initialized');
     const level = this.#context.logLevel();
-    if (level) await this.applyLogLevel(level);
+    if (!level) return;
+    this.applyLogLevel(level).catch((error: Error) => {
+      if (error instanceof ConnectionClosedError) return;
+      const name = this.#context.name;
+      this.#context.warn({
+        type: 'log_level_refused',
+        message: `${name}: logging/setLevel ${level} failed (${error.message}); connected without a log level`,
+        error,
+      });
+    });
   }
 
   get memory(): EraMemory {
-    return { era: 'legacy', version: this.protocolVersion, discovered: undefined };
+    return { era: 'legacy', version: this.protocolVersion };
   }
 
   request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
@@ -129,12 +141,33 @@ export class LegacySession implements Session {
       });
       return;
     }
+    if (this.#answering.size >= MAX_HANDLER_RUNS) {
+      debug(
+        '%s: refused %s (id %s): %d handler runs in flight',
+        this.#context.name,
+        method,
+        id,
+        MAX_HANDLER_RUNS,
+      );
+      this.#connection.respond(id, {
+        error: {
+          code: INTERNAL_ERROR,
+          message: `the client is already answering ${MAX_HANDLER_RUNS} requests from this server; retry later`,
+        },
+      });
+      return;
+    }
     const controller = new AbortController();
     this.#answering.set(id, controller);
     runInputHandler(this.#context, method, request.params, controller.signal).then(
       (result) => {
         if (this.#answering.get(id) !== controller) return;
         this.#answering.delete(id);
+        if (typeof result !== 'object' || result === null) {
+          const message = `the client's ${INPUT_METHODS[method]} handler returned ${result === null ? 'null' : typeof result}, not a result object`;
+          this.#connection.respond(id, { error: { code: INTERNAL_ERROR, message } });
+          return;
+        }
         this.#connection.respond(id, { result });
       },
       (error: unknown) => {

@@ -11,7 +11,7 @@ import {
 } from '../../protocol/meta.js';
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
 import type { Connection, InternalRequestOptions } from '../connection.js';
-import { isInputMethod, runInputHandler } from './handlers.js';
+import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
 export interface DiscoverResult {
@@ -95,7 +95,7 @@ export class ModernSession implements Session {
   }
 
   get memory(): EraMemory {
-    return { era: 'modern', version: this.protocolVersion, discovered: this.discovered };
+    return { era: 'modern', version: this.protocolVersion };
   }
 
   isCacheable(method: string): boolean {
@@ -166,6 +166,12 @@ export class ModernSession implements Session {
       throw new ProtocolError(`${method} returned inputRequests that is not an object`, {
         server: this.#context.name,
       });
+    }
+    if (Object.keys(requests).length > MAX_HANDLER_RUNS) {
+      throw new ProtocolError(
+        `${method} asked for ${Object.keys(requests).length} inputs at once; the client answers at most ${MAX_HANDLER_RUNS}`,
+        { server: this.#context.name },
+      );
     }
     const controller = new AbortController();
     const onAbort = () =>

@@ -8,7 +8,7 @@ import type {
 } from '../../protocol/types.js';
 import type { Era } from '../../protocol/versions.js';
 import type { InternalRequestOptions } from '../connection.js';
-import type { DiscoverResult } from './modern.js';
+import type { WarningSink } from '../warnings.js';
 
 /** What every session needs from the client. */
 export interface SessionContext {
@@ -19,14 +19,14 @@ export interface SessionContext {
   readonly requestTimeout: number;
   /** The log level wanted now (it can change at run time). */
   logLevel(): LogLevel | undefined;
+  /** Reports an optional step that failed without failing the connection. */
+  readonly warn: WarningSink;
 }
 
 /** What the client remembers about a server configuration between its processes. */
 export interface EraMemory {
   era: Era;
   version: string;
-  /** Modern: the discover result, reused after a restart instead of probing again. */
-  discovered?: DiscoverResult;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   at,
   booleanOption,
   describe,
+  durationOption,
   integerOption,
   isPlainObject,
   ownProperties,
@@ -129,8 +130,8 @@ export function resolveStdioOptions(
       'bytes',
       1,
     ),
-    stdinGrace: integerOption(given('stdinGrace', STDIO_DEFAULTS.stdinGrace), at(prefix, 'stdinGrace'), 'ms'),
-    termGrace: integerOption(given('termGrace', STDIO_DEFAULTS.termGrace), at(prefix, 'termGrace'), 'ms'),
+    stdinGrace: durationOption(given('stdinGrace', STDIO_DEFAULTS.stdinGrace), at(prefix, 'stdinGrace')),
+    termGrace: durationOption(given('termGrace', STDIO_DEFAULTS.termGrace), at(prefix, 'termGrace')),
   };
 }
 

@@ -1,5 +1,4 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { closeSync, openSync, statSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { channels, debug } from '../../diagnostics.js';
@@ -13,6 +12,7 @@ import {
 import { parseMessage } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { serialize } from '../../jsonrpc/serialize.js';
+import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import { buildEnvironment, getVariable, redact, secretValues } from './environment.js';
 import {
@@ -61,7 +61,7 @@ type State = 'new' | 'starting' | 'open' | 'closed';
  * and on close, stdin EOF -> SIGTERM -> SIGKILL across the server's whole process group.
  * One instance runs one process once: a restart is a new instance.
  */
-export class StdioTransport extends EventEmitter<TransportEvents> implements Transport {
+export class StdioTransport extends SafeEmitter<TransportEvents> implements Transport {
   readonly kind = 'stdio';
   /** Resolves when the process and every process of its group are gone. Never rejects. */
   readonly exited: Promise<ExitStatus>;
@@ -323,15 +323,8 @@ export class StdioTransport extends EventEmitter<TransportEvents> implements Tra
       maxMessageBytes: options.maxMessageBytes,
       maxJunkLines: options.maxJunkLines,
       onMessage: (classified) => {
-        if (this.#state !== 'open') return;
-        try {
-          this.emit('message', classified.message);
-        } catch (error) {
-          // A listener's exception is its own: surface it without losing the rest of this chunk.
-          process.nextTick(() => {
-            throw error;
-          });
-        }
+        // A listener's exception is re-thrown later (SafeEmitter): the rest of the chunk still goes.
+        if (this.#state === 'open') this.emit('message', classified.message);
       },
       onJunk: (rawReason, bytes, rawText) => {
         const { reason, text } = this.#shownJunk(rawReason, rawText);

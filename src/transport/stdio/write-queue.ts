@@ -19,7 +19,9 @@ export class WriteQueue {
     const text = this.#batch.length === 1 ? this.#batch[0]! : this.#batch.join('');
     this.#batch = [];
     this.#batchBytes = 0;
-    this.#stream.write(text);
+    // As bytes: a pipe counts a string in its writableLength by UTF-16 code units, which would let
+    // three times the cap of CJK text through.
+    this.#stream.write(Buffer.from(text, 'utf8'));
   };
 
   constructor(stream: Writable, maxBytes: number) {

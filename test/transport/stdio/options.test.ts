@@ -294,8 +294,8 @@ const cases: Case[] = [
       ['maxMessageBytes', 'an integer >= 1 (bytes)'],
       ['maxJunkLines', 'a non-negative integer (lines)'],
       ['maxWriteQueueBytes', 'an integer >= 1 (bytes)'],
-      ['stdinGrace', 'a non-negative integer (ms)'],
-      ['termGrace', 'a non-negative integer (ms)'],
+      ['stdinGrace', "a whole number of milliseconds from 0 to 2147483647 (a Node timer's limit)"],
+      ['termGrace', "a whole number of milliseconds from 0 to 2147483647 (a Node timer's limit)"],
     ] as const
   ).flatMap(([option, expected]) =>
     (

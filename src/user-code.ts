@@ -1,0 +1,46 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * User code at the library's edges (listeners, handlers, `onProgress`, Secret functions) runs
+ * after our state has changed, and its exceptions never unwind through our frames: they are
+ * thrown again on the next tick, outside the library's call stack, as Node does for a throwing
+ * listener. Nothing is swallowed: without an `'uncaughtException'` handler the process fails as
+ * it would for any other throw of the user's own.
+ */
+export function rethrowLater(error: unknown): void {
+  process.nextTick(() => {
+    throw error;
+  });
+}
+
+/** Calls user code; a throw, or a rejection of the promise it returns, is re-thrown later. */
+export function callUser(callback: () => unknown): void {
+  try {
+    const returned = callback();
+    if (isThenable(returned)) returned.then(undefined, rethrowLater);
+  } catch (error) {
+    rethrowLater(error);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * An EventEmitter whose `emit` calls every listener, each on its own: a listener that throws (or
+ * an async one that rejects) is reported by {@link rethrowLater} and neither stops the other
+ * listeners nor unwinds into the code that emitted. Every event the library emits goes through it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: mirrors EventEmitter's own type parameter
+export class SafeEmitter<T extends Record<keyof T, any[]> = Record<string, any[]>> extends EventEmitter<T> {}
+
+function safeEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
+  const listeners = this.rawListeners(event) as Array<(...args: unknown[]) => unknown>;
+  if (listeners.length === 0) return false;
+  for (const listener of listeners) callUser(() => Reflect.apply(listener, this, args));
+  return true;
+}
+(SafeEmitter.prototype as EventEmitter).emit = safeEmit;
