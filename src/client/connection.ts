@@ -25,7 +25,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Time to wait for the answer. @defaultValue the client's `requestTimeout` (60000) */
   timeout?: number;
-  /** Receives every progress notification for this request, in order; sets a progress token. */
+  /**
+   * Receives this request's progress notifications, in order; sets a progress token. Past 16 in a
+   * burst, those of one event-loop turn are coalesced into the latest (delivered before the result).
+   * A throw or rejection is re-thrown on the next tick; the request goes on.
+   */
   onProgress?: (progress: Progress) => void;
   /** Restart the timeout on each progress notification. @defaultValue false */
   resetTimeoutOnProgress?: boolean;

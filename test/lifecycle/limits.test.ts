@@ -334,3 +334,28 @@ test("ids are the client's: an id given in the options is refused; the library's
   const ids = record.read().flatMap((message) => (message.id === undefined ? [] : [message.id]));
   assert.equal(new Set(ids).size, ids.length, `unique ids: ${JSON.stringify(ids)}`);
 });
+
+test('modern: listen streams waiting to be replaced are capped (4): a filter changing faster than the server acknowledges cancels the oldest', async () => {
+  const { client, record } = mcpClient(['--era', 'modern', '--listen', 'silent'], { requestTimeout: 20_000 });
+  await client.connect();
+  const noop = () => {};
+  client.on('toolsListChanged', noop); // listen-1
+  client.on('promptsListChanged', noop); // listen-2
+  client.on('resourcesListChanged', noop); // listen-3
+  client.off('toolsListChanged', noop); // listen-4
+  client.off('promptsListChanged', noop); // listen-5
+  client.on('toolsListChanged', noop); // listen-6: five wait to be replaced, one too many
+  const cancelled = await record.waitFor(
+    (message) =>
+      message.method === 'notifications/cancelled' &&
+      (message.params as { requestId?: string }).requestId === 'listen-1',
+    5000,
+  );
+  assert.ok(cancelled);
+  const cancels = record.read().filter((message) => message.method === 'notifications/cancelled');
+  assert.deepEqual(
+    cancels.map((message) => (message.params as { requestId: string }).requestId),
+    ['listen-1'],
+    'only the oldest, long before any acknowledgement timeout',
+  );
+});

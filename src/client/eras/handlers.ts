@@ -31,5 +31,13 @@ export async function runInputHandler(
       { server: context.name },
     );
   }
-  return handler(params ?? {}, { server: context.name, signal });
+  // Settles when the handler does or when the signal aborts (the server cancelled, the connection
+  // closed), whichever is first: a handler that never settles holds nothing of the session.
+  const run = Promise.resolve().then(() => handler(params ?? {}, { server: context.name, signal }));
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

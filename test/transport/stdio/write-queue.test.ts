@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -63,4 +65,24 @@ test('flushNow writes at once; close drops the rest and refuses later writes', a
   assert.equal(queue.write('c\n'), false);
   await nextTurn();
   assert.deepEqual(writes, ['a\n']);
+});
+
+test('the cap counts bytes once they reach a real pipe too: CJK text passes it at its byte size, not a third of it', async () => {
+  // A pipe counts a string in writableLength by UTF-16 code units; the queue must hand it bytes.
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  child.stdin.on('error', () => {});
+  try {
+    const queue = new WriteQueue(child.stdin, 1 << 20);
+    const text = `${'漢'.repeat(300_000)}\n`; // 900,001 bytes, 300,001 code units
+    assert.equal(queue.write(text), true);
+    await nextTurn();
+    // The OS pipe took at most its buffer (64 KiB on Linux); the rest is counted in bytes.
+    assert.ok(queue.pendingBytes > 700_000, `${queue.pendingBytes} bytes counted`);
+    assert.equal(queue.write(text), false, 'a second 900 KB does not fit under 1 MiB');
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
 });
