@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The lifecycle chaos property with more runs than npm test gives it: user callbacks that throw,
+# reject or hang at random while servers crash and restart (test/reliability/chaos.test.ts).
+# Under the escape guard, like every test. Usage: scripts/ci/lifecycle-chaos.sh [runs, default 25]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CHAOS_USER_RUNS="${1:-25}" node scripts/run-tests.mjs reliability/chaos
