@@ -40,7 +40,15 @@ export class SafeEmitter<T extends Record<keyof T, any[]> = Record<string, any[]
 function safeEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
   const listeners = this.rawListeners(event) as Array<(...args: unknown[]) => unknown>;
   if (listeners.length === 0) return false;
-  for (const listener of listeners) callUser(() => Reflect.apply(listener, this, args));
+  // callUser's rule, inlined: this runs for every message.
+  for (const listener of listeners) {
+    try {
+      const returned = Reflect.apply(listener, this, args);
+      if (isThenable(returned)) returned.then(undefined, rethrowLater);
+    } catch (error) {
+      rethrowLater(error);
+    }
+  }
   return true;
 }
 (SafeEmitter.prototype as EventEmitter).emit = safeEmit;
