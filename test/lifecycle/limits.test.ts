@@ -210,6 +210,24 @@ test('legacy: a server that refuses logging/setLevel stays connected; the refusa
   assert.equal(count('reconnecting'), 0);
 });
 
+test('legacy: a subscription that cannot be restored after a restart is a warning; the client stays ready', async () => {
+  const refuse = path.join(temporaryDirectory(), 'refuse');
+  const { client, events, count } = mcpClient(['--era', 'legacy', '--refuse-subscribe-file', refuse]);
+  await client.connect();
+  await client.subscribeResource('file:///a.txt');
+  writeFileSync(refuse, '');
+  await client.callTool({ name: 'crash' }).catch(() => {});
+  await waitFor(() => count('warning') === 1, 'the warning');
+  const warning = events.find(([name]) => name === 'warning')?.[1] as ClientWarning;
+  assert.equal(warning.type, 'resubscribe_failed');
+  assert.match(
+    warning.message,
+    /^fixture: restoring resources\/subscribe file:\/\/\/a\.txt after a restart failed/,
+  );
+  assert.equal(client.state, 'ready');
+  assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { n: 2 } })), '{"n":2}');
+});
+
 test('a remembered modern era is confirmed on the new process: a server that now speaks only legacy is found before ready', async () => {
   const eraFile = path.join(temporaryDirectory(), 'era');
   writeFileSync(eraFile, 'modern');

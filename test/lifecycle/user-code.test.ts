@@ -138,6 +138,14 @@ test('a Secret function that throws fails connect() with the cause, at once', as
   assert.ok(error instanceof SpawnError, String(error));
   assert.ok(error.cause instanceof UserCallbackError);
   assert.equal(failing.client.state, 'closed');
+  // The cause is kept for what follows.
+  const later = await failing.client.request('ping').then(
+    () => assert.fail('resolved'),
+    (reason: unknown) => reason as ClientClosedError,
+  );
+  assert.ok(later instanceof ClientClosedError);
+  assert.equal(later.reason?.type, 'spawn_failed');
+  assert.equal(later.cause, error);
   assert.equal(client.state, 'ready', 'another client is unaffected');
 });
 
