@@ -23,6 +23,8 @@ export type {
 export type { Era, ProtocolMode } from './protocol/versions.js';
 export { LEGACY_VERSIONS, MODERN_VERSIONS } from './protocol/versions.js';
 export { isSecret, Secret } from './secret.js';
+export { HttpTransport } from './transport/http/http-transport.js';
+export type { HeaderValue, HttpOptions } from './transport/http/options.js';
 export type { EnvValue, StderrOption, StdioOptions } from './transport/stdio/options.js';
 export { type ExitStatus, StdioTransport } from './transport/stdio/stdio-transport.js';
 export type { Transport, TransportEvents } from './transport/transport.js';
