@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { channels, debug } from '../../diagnostics.js';
 import { ConnectionClosedError, describeCloseReason, HttpError, UsageError } from '../../errors.js';
-import { isRequestId } from '../../jsonrpc/classify.js';
+import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import { exposeSecret, isSecret } from '../../secret.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
@@ -371,10 +371,11 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
       if (typeof item !== 'object' || item === null) continue;
       const message = item as Record<string, unknown>;
       if (!success && !('error' in message)) continue;
+      // An error the server could not tie to an id (id null or absent) answers this exchange.
       if ('error' in message && !isRequestId(message.id) && exchange) message.id = exchange.id;
-      if (message.jsonrpc !== '2.0' && !('error' in message)) continue;
-      if ('error' in message) message.jsonrpc = '2.0';
-      this.#deliver(message as unknown as JsonRpcMessage);
+      const classified = classify(message);
+      if (classified.kind === 'invalid') continue;
+      this.#deliver(classified.message);
       delivered = true;
     }
     return delivered;
