@@ -270,6 +270,40 @@ describe('error statuses and broken answers', () => {
   });
 });
 
+describe('broken modern streams', () => {
+  test('a read whose stream breaks is sent again with a new id; a tools/call is not', async () => {
+    let lists = 0;
+    const server = await serve(
+      modern((request, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const method = request.message?.method;
+        if (method === 'tools/list' && ++lists === 1) return void setTimeout(() => res.end(': bye\n\n'), 20);
+        if (method === 'tools/list') {
+          return void res.end(
+            `data: ${JSON.stringify({ jsonrpc: '2.0', id: request.message?.id, result: { tools: [{ name: 'late', inputSchema: { type: 'object' } }] } })}\n\n`,
+          );
+        }
+        res.end(': the tool ran, and then the stream broke\n\n');
+      }),
+    );
+    const c = client(server.url, {}, { cache: false });
+    await c.connect();
+    assert.deepEqual(
+      (await c.listTools()).tools.map((t) => t.name),
+      ['late'],
+    );
+    const [first, second] = server.seen.filter((s) => s.message?.method === 'tools/list');
+    assert.notEqual(first!.message!.id, second!.message!.id, 'the re-issue has a new id');
+    await assert.rejects(c.callTool({ name: 'once', arguments: {} }), (error: unknown) => {
+      ok('stream_broken')(error);
+      assert.match((error as Error).message, /may have run, so it is not sent again/);
+      return true;
+    });
+    assert.equal(server.seen.filter((s) => s.message?.method === 'tools/call').length, 1);
+    await c.close();
+  });
+});
+
 describe('redirects', () => {
   test('a redirect to another origin is not followed: nothing, secret or not, reaches it', async () => {
     const elsewhere = await serve((request, res) => result(res, request, { content: [] }));

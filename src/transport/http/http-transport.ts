@@ -66,6 +66,22 @@ const kResolved = Symbol('conduit-mcp.resolved-http-options');
 type State = 'new' | 'starting' | 'open' | 'closed';
 
 const ACCEPT_BOTH = 'application/json, text/event-stream';
+/**
+ * Modern requests sent again, with a new id, when their event stream breaks before the response
+ * (2026-07-28 changelog: a broken stream loses the request). Only requests without side effects:
+ * a `tools/call` (or any other method) may already have run, so it fails with `stream_broken`.
+ */
+const REISSUABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'ping',
+]);
 /** How long close() waits for the DELETE that ends a legacy session, ms. */
 const DELETE_TIMEOUT_MS = 2000;
 
@@ -94,6 +110,9 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
   #sse: LegacySseChannel | undefined;
   #modernVersion: string | undefined;
   readonly #toolHeaders = new Map<string, readonly HeaderBinding[]>();
+  /** Re-issued requests: the id on the wire -> the id the Connection knows. */
+  readonly #aliases = new Map<RequestId, RequestId>();
+  #reissues = 0;
 
   constructor(options: HttpOptions, context: HttpTransportContext = {}) {
     super();
@@ -215,6 +234,16 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
     } else {
       headers = this.#session?.headers() ?? {};
     }
+    await this.#exchange(exchange, message, headers, 0);
+  }
+
+  /** One POST of a request (a re-issue is another, with a new id) and the reading of its answer. */
+  async #exchange(
+    exchange: Exchange,
+    message: JsonRpcRequest,
+    headers: Record<string, string>,
+    attempt: number,
+  ): Promise<void> {
     const init: SendInit = {
       method: 'POST',
       headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
@@ -224,18 +253,40 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
     };
     try {
       const response = await this.#requester!.send(this.#options.url, init);
-      await this.#answer(exchange, message, response, init);
+      const broken = await this.#answer(exchange, message, response, init);
+      if (!broken) return;
+      if (
+        exchange.modern &&
+        attempt === 0 &&
+        REISSUABLE.has(message.method) &&
+        this.#exchanges.has(exchange.id)
+      ) {
+        // A modern stream is not resumable: the request is lost and must go again with a new id.
+        const reissue = { ...message, id: `${String(exchange.id)}:reissue:${++this.#reissues}` };
+        this.#aliases.set(reissue.id, exchange.id);
+        debug(
+          '%s: the stream of %s broke; sending it again as %s',
+          this.#name ?? 'client',
+          message.method,
+          reissue.id,
+        );
+        await this.#exchange(exchange, reissue, headers, attempt + 1);
+        this.#aliases.delete(reissue.id);
+        return;
+      }
+      this.#fail(exchange, broken);
     } catch (error) {
       this.#fail(exchange, this.#requester!.toHttpError(error, this.#options.url, init));
     }
   }
 
+  /** Reads the answer; resolves with an error when an event stream ended before the response. */
   async #answer(
     exchange: Exchange,
     message: JsonRpcRequest,
     response: HttpResponse,
     init: SendInit,
-  ): Promise<void> {
+  ): Promise<HttpError | undefined> {
     const { status } = response;
     const type = mediaType(response.headers['content-type']);
     if (
@@ -293,16 +344,13 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
         );
         if (resumed) return;
       }
-      this.#fail(
-        exchange,
-        new HttpError(
-          'stream_broken',
-          `the event stream for ${message.method} (id ${String(message.id)}) ended before its response${message.method === 'tools/call' ? '; the tool may have run, so it is not sent again' : ''}`,
-          { url: this.url, method: message.method, status },
-          { server: this.#name },
-        ),
+      const notAgain = exchange.modern && !REISSUABLE.has(message.method);
+      return new HttpError(
+        'stream_broken',
+        `the event stream for ${message.method} (id ${String(exchange.id)}) ended before its response${notAgain ? '; it may have run, so it is not sent again' : ''}`,
+        { url: this.url, method: message.method, status },
+        { server: this.#name },
       );
-      return;
     }
     const error = await this.#requester!.statusError(response, init);
     this.#fail(
@@ -385,9 +433,13 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
   #deliver(message: JsonRpcMessage): void {
     if (this.#closeReason) return;
     if (!('method' in message) && message.id !== undefined && message.id !== null) {
-      const exchange = this.#exchanges.get(message.id);
+      const wireId = message.id;
+      const original = this.#aliases.get(wireId);
+      if (original !== undefined) message = { ...message, id: original };
+      const id = original ?? wireId;
+      const exchange = this.#exchanges.get(id);
       if (exchange) {
-        this.#exchanges.delete(message.id);
+        this.#exchanges.delete(id);
         if ('result' in message) {
           if (exchange.method === 'tools/list' && exchange.modern) this.#screenTools(message.result);
           if (exchange.method === 'initialize' && !exchange.modern)
