@@ -16,6 +16,8 @@ export const HTTP_DISCOVERY: DiscoveryRules = {
   probeTimeout: HTTP_PROBE_TIMEOUT,
   probeTimeoutMeansLegacy: false,
   probeErrorMeansLegacy: (error) => !(error instanceof HttpError) || error.eraSignal,
+  // An HTTP transport closes only on a legacy 404 or a broken HTTP+SSE stream: a failed attempt.
+  closeDuringProbeMeansLegacy: false,
 };
 
 /** `{ type: 'http', ...HttpOptions }`: Streamable HTTP (both eras), HTTP+SSE as the last fallback. */
