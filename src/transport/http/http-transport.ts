@@ -406,10 +406,10 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
    * Delivers a JSON body: one message or (2025-03-26) a batch. An error without an id is the
    * answer to this exchange. False if the body holds no JSON-RPC message.
    */
-  #deliverJson(body: Buffer, exchange: Exchange | undefined, success: boolean): boolean {
+  #deliverJson(body: Buffer | string, exchange: Exchange | undefined, success: boolean): boolean {
     let value: unknown;
     try {
-      value = JSON.parse(body.toString('utf8'));
+      value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
     } catch {
       return false;
     }
@@ -491,7 +491,7 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
         events += 1;
         if (event.id !== undefined) state.lastEventId = event.id;
         if ((event.event ?? 'message') !== 'message' || event.data === '') return;
-        if (!this.#deliverJson(Buffer.from(event.data), exchange, true)) {
+        if (!this.#deliverJson(event.data, exchange, true)) {
           debug(
             '%s: dropped an SSE event that is not JSON-RPC (%d bytes)',
             this.#name ?? 'client',
