@@ -30,7 +30,11 @@ const server = createServer((req, res) => {
     const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     const modern = String(req.headers['mcp-protocol-version']).startsWith('2026');
     const reply = (result, headers) =>
-      answer(res, { jsonrpc: '2.0', id: message.id, result: modern ? { resultType: 'complete', ...result } : result }, headers);
+      answer(
+        res,
+        { jsonrpc: '2.0', id: message.id, result: modern ? { resultType: 'complete', ...result } : result },
+        headers,
+      );
     switch (message.method) {
       case 'server/discover':
         if (!req.headers['mcp-protocol-version']?.startsWith('2026')) break;
