@@ -98,7 +98,9 @@ export function describeFailure(error: unknown, policy: TextPolicy): string {
   if (error instanceof McpError) {
     message = `the server answered error ${error.code}: ${policy.line(error.message)}`;
   } else if (error instanceof RequestTimeoutError) {
-    message = `${policy.line(error.message)}: no answer and no progress in time; raise --timeout (per request, restarted by progress) or --max-time (the hard cap)`;
+    message = error.message.endsWith('(maxTotalTimeout)')
+      ? `${policy.line(error.message.replace(/ \(maxTotalTimeout\)$/, ''))}: --max-time, the hard cap per request, passed; raise it if the tool needs longer`
+      : `${policy.line(error.message)}, nor any progress: raise --timeout (per request, restarted by each progress notification)`;
   } else if (error instanceof CapabilityError) {
     message = `${policy.line(error.message)} (conduit-mcp inspect shows what the server offers)`;
   } else if (error instanceof Error) {

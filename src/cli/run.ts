@@ -10,7 +10,7 @@ import {
   type Tool,
 } from '../index.js';
 import type { CliArguments } from './args.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
 import {
   promptsTable,
@@ -72,6 +72,15 @@ function verboseLogging(client: Client, output: Output): void {
   client.on('reconnecting', (event) => output.err(`${stamp()} reconnecting (attempt ${event.attempt})`));
 }
 
+/** Signals the server's process group (its own, since it runs detached); gone is fine. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
 function progressLine(output: Output): (progress: Progress) => void {
   if (!output.errIsTty) return () => {};
   return (progress) => {
@@ -88,11 +97,19 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
     cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
   const client = clientFor(cli, output);
   if (cli.verbose) verboseLogging(client, output);
+  let gaveUp = false;
   try {
     await connectWithin(client, cli, stopper);
     return await stopper.race(dispatch(client, cli, output, stopper, baseArguments));
+  } catch (error) {
+    gaveUp = exitCodeFor(error) === EXIT.timeout;
+    throw error;
   } finally {
+    const pid = client.pid;
     await client.close();
+    // A server that did not answer in time is presumed stuck: skip the stdin grace, so the exit
+    // follows the deadline closely (the transport still escalates to SIGKILL after termGrace).
+    if (gaveUp && pid !== undefined) signalGroup(pid, 'SIGTERM');
   }
 }
 
