@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 /** A mistake in how the command was called: one line on stderr, exit code 2. */
 export class UsageProblem extends Error {}
 
+/** Tool arguments that do not match the tool's input schema (exit code 2; --help would not help). */
+export class InvalidArguments extends UsageProblem {}
+
 export const COMMANDS = [
   'inspect',
   'tools',
@@ -28,6 +31,8 @@ export interface CliArguments {
   /** `--args`: a JSON object, `@file.json`, or `-` for stdin. */
   argsJson: string | undefined;
   json: boolean;
+  /** Check call arguments against the tool's inputSchema before sending (`--no-validate`: don't). */
+  validate: boolean;
   raw: boolean;
   structured: boolean;
   outputDir: string | undefined;
@@ -63,7 +68,8 @@ export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command>
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
   tools | resources | prompts   one list (tools with their parameters)
-  call <tool>             call a tool (--arg key=value ..., --args '{"key":1}', --args @file.json, --args -)
+  call <tool>             call a tool (--arg key=value ..., --args '{"key":1}', --args @file.json, --args -);
+                          arguments are checked against its input schema first (--no-validate: not)
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
   complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template>
@@ -155,6 +161,7 @@ const OPTIONS = {
   arg: { type: 'string', multiple: true },
   args: { type: 'string' },
   json: { type: 'boolean' },
+  'no-validate': { type: 'boolean' },
   raw: { type: 'boolean' },
   structured: { type: 'boolean' },
   output: { type: 'string' },
@@ -294,6 +301,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     args: (values.arg ?? []).map((value) => pair(value, '--arg', 'path=/tmp')),
     argsJson: values.args,
     json: values.json === true,
+    validate: values['no-validate'] !== true,
     raw: values.raw === true,
     structured: values.structured === true,
     outputDir: values.output,

@@ -10,7 +10,7 @@ import {
   SpawnError,
   UnsupportedProtocolVersionError,
 } from '../index.js';
-import { HELP_HINT, UsageProblem } from './args.js';
+import { HELP_HINT, InvalidArguments, UsageProblem } from './args.js';
 import type { TextPolicy } from './sanitize.js';
 
 /** One code per outcome; the README and --help list them. */
@@ -94,6 +94,7 @@ const TAIL_LINES = 20;
 /** What failed and what to do, for stderr: no stack trace; the server's words made visible. */
 export function describeFailure(error: unknown, policy: TextPolicy): string {
   let message: string;
+  if (error instanceof InvalidArguments) return error.message;
   if (error instanceof UsageProblem) return `${error.message}\n${HELP_HINT}`;
   if (error instanceof McpError) {
     message = `the server answered error ${error.code}: ${policy.line(error.message)}`;
@@ -119,15 +120,17 @@ export function describeFailure(error: unknown, policy: TextPolicy): string {
 /** `{ "error": { code, message, exitCode, ... } }` for --json. */
 export function jsonFailure(error: unknown, exitCode: number): unknown {
   const code =
-    error instanceof UsageProblem
-      ? 'CONDUIT_USAGE'
-      : error instanceof Interrupted
-        ? 'CONDUIT_INTERRUPTED'
-        : error instanceof CliTimeout
-          ? 'CONDUIT_CONNECT_TIMEOUT'
-          : error instanceof Unsupported
-            ? 'CONDUIT_UNSUPPORTED'
-            : ((error as { code?: unknown })?.code ?? 'CONDUIT_ERROR');
+    error instanceof InvalidArguments
+      ? 'CONDUIT_INVALID_ARGUMENTS'
+      : error instanceof UsageProblem
+        ? 'CONDUIT_USAGE'
+        : error instanceof Interrupted
+          ? 'CONDUIT_INTERRUPTED'
+          : error instanceof CliTimeout
+            ? 'CONDUIT_CONNECT_TIMEOUT'
+            : error instanceof Unsupported
+              ? 'CONDUIT_UNSUPPORTED'
+              : ((error as { code?: unknown })?.code ?? 'CONDUIT_ERROR');
   const body: Record<string, unknown> = {
     code,
     message: error instanceof Error ? error.message : String(error),

@@ -238,6 +238,10 @@ export async function callTool(
     tool = (await client.listTools(undefined, options)).tools.find((candidate) => candidate.name === name);
   }
   const toolArgs = toolArguments(baseArguments, args, tool);
+  if (tool && cli.validate) {
+    const { checkArguments } = await import('./check-arguments.js');
+    await checkArguments(tool, toolArgs, output.err);
+  }
   const onProgress = cli.json ? () => {} : progressLine(output);
   const result = await client.callTool(
     { name, arguments: toolArgs },

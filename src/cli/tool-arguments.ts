@@ -54,6 +54,11 @@ export function acceptedTypes(schema: unknown, root: Schema, depth = 0): Set<Jso
   return types;
 }
 
+/** The JSON type of a value, with integer apart from number. */
+export function describeValueType(value: unknown): JsonType {
+  return typeOf(value);
+}
+
 function typeOf(value: unknown): JsonType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -65,7 +70,7 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-function listTypes(types: Set<JsonType>): string {
+export function listTypes(types: Set<JsonType>): string {
   const shown = [...types].filter((type) => !(type === 'integer' && types.has('number')));
   return shown.map(article).join(' or ');
 }

@@ -1,7 +1,7 @@
 // Issue 20, defects 3 and 10: --arg typed by anyOf/oneOf/type arrays (against a real pydantic
 // schema too), --args @file and -, --pass-env, and the limits as flags.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildOnce, CLI_SERVER, root, run } from '../helpers/cli.js';
@@ -222,3 +222,50 @@ rl.on('line', (line) => {
   if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'p', version: '1' } } });
   if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [] } });
 });`;
+
+describe('local validation against the input schema', () => {
+  test('missing, unknown and wrong arguments are named before anything is sent; --no-validate sends anyway', async () => {
+    const record = path.join(temporaryDirectory(), 'record.jsonl');
+    const missing = await run(['call', 'echo', '--arg', 'count=3', ...CLI_SERVER('--record', record)]);
+    assert.equal(missing.code, 2);
+    assert.equal(
+      missing.stderr,
+      'conduit-mcp: echo: missing required argument text (parameters: text*: string, count: integer; --no-validate sends them anyway)\n',
+    );
+    const nested = await run([
+      'call',
+      'typed',
+      '--args',
+      '{"point":{"x":"a"},"n":"q"}',
+      ...CLI_SERVER('--record', record),
+    ]);
+    assert.equal(nested.code, 2);
+    assert.match(
+      nested.stderr,
+      /argument n must be an integer or a null, got "q"; argument point at \/point\/x: .*Expected "number"/,
+    );
+    assert.doesNotMatch(readFileSync(record, 'utf8'), /tools\/call/, 'an invalid call was sent');
+    const anyway = await run([
+      'call',
+      'echo',
+      '--arg',
+      'count=3',
+      '--no-validate',
+      ...CLI_SERVER('--record', record),
+    ]);
+    assert.equal(anyway.code, 0, anyway.stderr);
+    assert.match(readFileSync(record, 'utf8'), /"tools\/call"/);
+  });
+
+  test('FastMCP: an argument its schema does not allow (additionalProperties: false) is named', async () => {
+    const result = await run(
+      ['call', 'describe', '--stderr', 'discard', '--arg', 'bogus=1', '--', requirePython(), typedServer],
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /^conduit-mcp: describe: unknown argument bogus \(parameters: count: integer\|null/,
+    );
+  });
+});
