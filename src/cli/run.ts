@@ -9,7 +9,7 @@ import {
   type Progress,
   type Tool,
 } from '../index.js';
-import type { CliArguments } from './args.js';
+import { type CliArguments, UsageProblem } from './args.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
 import {
@@ -26,6 +26,7 @@ import { saveBinaries } from './save.js';
 import { clientFor, connectWithin, requestOptions } from './session.js';
 import type { Stopper } from './stop.js';
 import { readArgsJson, toolArguments } from './tool-arguments.js';
+import { startTrace } from './trace.js';
 
 /** `--verbose`: subscribed until the process ends, so the server's shutdown shows too. */
 function verboseLogging(client: Client, output: Output): void {
@@ -81,9 +82,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+let progressShown = false;
+
 function progressLine(output: Output): (progress: Progress) => void {
   if (!output.errIsTty) return () => {};
   return (progress) => {
+    progressShown = true;
     const total = progress.total !== undefined ? `/${progress.total}` : '';
     const message = output.policy.line(progress.message ?? '');
     output.err(`\r\u001b[2K${progress.progress}${total} ${message}`.trimEnd());
@@ -95,8 +99,29 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
   // Read before the server starts: a bad --args is a usage error that starts nothing.
   const baseArguments =
     cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
-  const client = clientFor(cli, output);
+  const client = clientFor(
+    cli,
+    output,
+    cli.command === 'shell'
+      ? {
+          // The shell's own prompt owns the terminal's input.
+          elicitation: async (_params, { server }) => {
+            output.err(
+              `conduit-mcp: ${output.policy.line(server)} asked for input; the shell cannot prompt yet: declined`,
+            );
+            return { action: 'decline' };
+          },
+        }
+      : {},
+  );
   if (cli.verbose) verboseLogging(client, output);
+  if (cli.trace !== undefined) {
+    try {
+      startTrace(cli.trace, (line) => output.err(output.policy.line(line)));
+    } catch (error) {
+      throw new UsageProblem(`--trace ${cli.trace}: ${(error as Error).message}`);
+    }
+  }
   let gaveUp = false;
   try {
     await connectWithin(client, cli, stopper);
@@ -247,7 +272,8 @@ export async function callTool(
     { name, arguments: toolArgs },
     requestOptions(cli, stopper, onProgress),
   );
-  if (output.errIsTty && !cli.json) output.err('\r\u001b[2K');
+  if (progressShown) output.err('\r\u001b[2K');
+  progressShown = false;
   return result;
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client, type ClientHandlers, type LogLevel, McpError, type RequestOptions } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
+import { elicitationHandler } from './elicit.js';
 import { CliTimeout, Unsupported } from './exit-codes.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
@@ -22,7 +23,7 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
 
 /** The client for the command line's server. It starts nothing. */
 export function clientFor(cli: CliArguments, output: Output, extraHandlers: ClientHandlers = {}): Client {
-  const handlers: ClientHandlers = { ...extraHandlers };
+  const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
   const client = new Client({
     name: cli.server ?? 'server',

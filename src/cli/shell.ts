@@ -115,7 +115,8 @@ export async function runShell(
     output.err(`conduit-mcp shell: ${toolNames.length} tools; help for commands, exit or Ctrl-D to leave`);
   rl.prompt();
   const lines = rl[Symbol.asyncIterator]();
-  let last: number = EXIT.ok;
+  /** Piped, the shell exits with the first failing command's code, so a script notices. */
+  let firstFailure: number = EXIT.ok;
   for (;;) {
     const next = await stopper.race(
       Promise.race([lines.next(), finished.then(() => ({ done: true, value: '' }))]),
@@ -134,17 +135,19 @@ export async function runShell(
       }
     }
     if (line === 'exit' || line === 'quit') break;
+    let code: number;
     try {
-      last = await runShellLine(client, cli, output, stopper, splitWords(line));
+      code = await runShellLine(client, cli, output, stopper, splitWords(line));
     } catch (error) {
       if (error instanceof Interrupted || error instanceof OutputClosed) throw error;
-      last = exitCodeFor(error);
+      code = exitCodeFor(error);
       output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
     }
+    if (firstFailure === EXIT.ok) firstFailure = code;
     rl.prompt();
   }
   rl.close();
-  return terminal ? EXIT.ok : last;
+  return terminal ? EXIT.ok : firstFailure;
 }
 
 function keyValues(words: string[]): Array<[string, string]> {

@@ -122,7 +122,7 @@ export function startInTerminal(
   const started = performance.now();
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: root,
-    env: { ...(options.env ?? process.env), TERM: 'dumb', COLUMNS: '200' },
+    env: { ...(options.env ?? process.env), TERM: 'xterm', COLUMNS: '200' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let screen = '';
@@ -150,13 +150,15 @@ export function startInTerminal(
   const waitFor = (pattern: RegExp, ms = 15_000) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
-        if (!pattern.test(screen)) return;
+        // Cursor movement and line clearing (readline on a terminal) between the words.
+        if (!pattern.test(screen.replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''))) return;
         clearTimeout(timer);
         watchers.delete(check);
         resolve();
       };
       const timer = setTimeout(() => {
         watchers.delete(check);
+        child.kill('SIGKILL');
         reject(
           new Error(
             `${pattern} did not appear on the terminal in ${ms} ms; screen: ${JSON.stringify(screen)}`,

@@ -163,6 +163,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     if (this.#state === 'closed') throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('send() needs a started transport: await start() first');
     const text = serialize(message);
+    if (channels.message.hasSubscribers) this.#publishMessage('send', text.trimEnd());
     if (!this.#writeQueue!.write(text)) {
       this.#closeWith({ type: 'write_queue_full', limit: this.#options.maxWriteQueueBytes });
       throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
@@ -345,8 +346,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       maxMessageBytes: options.maxMessageBytes,
       maxJunkLines: options.maxJunkLines,
       onMessage: (classified) => {
+        if (this.#state !== 'open') return;
+        if (channels.message.hasSubscribers)
+          this.#publishMessage('receive', JSON.stringify(classified.message));
         // A listener's exception is re-thrown later (SafeEmitter): the rest of the chunk still goes.
-        if (this.#state === 'open') this.emit('message', classified.message);
+        this.emit('message', classified.message);
       },
       onJunk: (rawReason, bytes, rawText) => {
         const { reason, text } = this.#shownJunk(rawReason, rawText);
@@ -464,6 +468,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     this.#publishClose();
     debug('%s: closed (%s)', this.#name ?? 'stdio', describeCloseReason(reason));
     this.emit('close', reason);
+  }
+
+  #publishMessage(direction: 'send' | 'receive', text: string): void {
+    const shown = this.#secrets.length > 0 ? redact(text, this.#secrets) : text;
+    channels.message.publish({ server: this.#name, pid: this.#child?.pid, direction, text: shown });
   }
 
   #publishClose(): void {
