@@ -90,7 +90,11 @@ describe('against the demo server', () => {
   });
 
   test('a tool result with isError exits 1; a server error exits 1 without a stack trace', async () => {
-    const isError = await run(['call', 'add', '--args', '{"a":"x","b":1}', ...DEMO]);
+    // Checked locally first; --no-validate lets the server see (and refuse) the wrong argument.
+    const checked = await run(['call', 'add', '--args', '{"a":"x","b":1}', ...DEMO]);
+    assert.equal(checked.code, 2);
+    assert.match(checked.stderr, /add: argument a must be a number, got "x"/);
+    const isError = await run(['call', 'add', '--args', '{"a":"x","b":1}', '--no-validate', ...DEMO]);
     assert.equal(isError.code, 1);
     assert.equal(isError.stdout, 'a and b must be numbers\n');
     const unknown = await run(['call', 'nope', ...DEMO]);

@@ -155,6 +155,14 @@ export function normalizeCommand(value: unknown, key: string): string {
       `${key} is required: the executable to run, e.g. 'node' or '/usr/bin/python3', got ${describe(value)}`,
     );
   }
+  if (/\s/.test(value) && statSync(value, { throwIfNoEntry: false })?.isFile()) {
+    // A real file whose path has a space: splitting it would only give a wrong command.
+    throw new ConfigError(
+      key,
+      `${key} must not contain whitespace, and ${describe(value)} does: to run that file, run it through its ` +
+        `interpreter (e.g. command: 'node', args: [${JSON.stringify(value)}]) or link it from a path without spaces`,
+    );
+  }
   if (/\s/.test(value)) {
     throw new ConfigError(
       key,

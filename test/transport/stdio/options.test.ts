@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
@@ -648,4 +648,20 @@ test('construction neither looks the executable up nor starts anything', async (
   assert.equal(transport.closeReason, undefined);
   await transport.close();
   assert.deepEqual(await transport.exited, { code: null, signal: null });
+});
+
+test('a command that is a file whose path has a space is not split into a wrong command', () => {
+  const spaced = path.join(directory, 'my tools');
+  mkdirSync(spaced, { recursive: true });
+  const file = path.join(spaced, 'server.js');
+  writeFileSync(file, '');
+  assert.throws(
+    () => new StdioTransport({ command: file }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.key === 'command' &&
+      error.message.includes('must not contain whitespace') &&
+      error.message.includes(`args: [${JSON.stringify(file)}]`) &&
+      !error.message.includes('put arguments in args'),
+  );
 });
