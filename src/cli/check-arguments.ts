@@ -1,5 +1,4 @@
-import type { Tool } from '../index.js';
-import { checkSchema, type SchemaError } from '../protocol/json-schema.js';
+import { checkSchema, type SchemaError, type Tool } from '../index.js';
 import { InvalidArguments } from './args.js';
 import { acceptedTypes, describeParameters, describeValueType, listTypes } from './tool-arguments.js';
 
