@@ -1,7 +1,13 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, type ClientHandlers, type LogLevel, McpError, type RequestOptions } from '../index.js';
+import {
+  Client,
+  type ClientHandlers,
+  type LogLevel,
+  type RequestOptions,
+  UnsupportedProtocolVersionError,
+} from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
 import { elicitationHandler } from './elicit.js';
 import { CliTimeout, Unsupported } from './exit-codes.js';
@@ -68,9 +74,14 @@ export async function connectWithin(client: Client, cli: CliArguments, stopper: 
   try {
     await stopper.race(Promise.race([client.connect(), deadline]));
   } catch (error) {
-    if (cli.protocol === 'modern' && error instanceof McpError && error.code === -32601) {
+    // The library names its own option (protocol: 'auto'); the command names its flags.
+    if (
+      cli.protocol === 'modern' &&
+      error instanceof UnsupportedProtocolVersionError &&
+      error.supported.length === 0
+    ) {
       throw new Unsupported(
-        'the server does not speak the modern era (it answered server/discover with -32601 Method not found): ' +
+        'the server does not speak the modern era (it speaks only the legacy era): ' +
           'use --protocol auto or --protocol legacy',
         { cause: error },
       );
