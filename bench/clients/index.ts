@@ -13,6 +13,7 @@ export const CLIENTS: Record<ClientId, ClientKind> = {
   raw,
   conduit: conduit('conduit', 'conduit-mcp', 'auto'),
   'conduit-legacy': conduit('conduit-legacy', 'conduit-mcp', 'legacy'),
+  'conduit-baseline': conduit('conduit-baseline', 'conduit-mcp (BENCH_CONDUIT_BASELINE)', 'auto', true),
   sdk1,
   sdk2: sdk2('sdk2', `official 2.x (client ${SDK2_VERSION})`, 'legacy'),
   'sdk2-auto': sdk2('sdk2-auto', `official 2.x (client ${SDK2_VERSION})`, 'auto'),

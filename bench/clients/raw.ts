@@ -30,6 +30,7 @@ class RawConnection {
     this.child = spawn(process.execPath, serverArgs(spec), {
       env: minimalEnvironment(),
       stdio: ['pipe', 'pipe', 'inherit'],
+      detached: process.env.BENCH_RAW_DETACHED === '1',
     });
     this.child.stdout.on('data', (chunk: Buffer) => this.#onData(chunk));
     this.child.stdin.on('error', () => {});

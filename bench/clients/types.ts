@@ -43,7 +43,15 @@ export function minimalEnvironment(): Record<string, string> {
 
 // ---- the clients -------------------------------------------------------------------------------
 
-export type ClientId = 'raw' | 'conduit' | 'conduit-legacy' | 'sdk1' | 'sdk2' | 'sdk2-auto' | 'sdk2-auto-3s';
+export type ClientId =
+  | 'raw'
+  | 'conduit'
+  | 'conduit-legacy'
+  | 'conduit-baseline'
+  | 'sdk1'
+  | 'sdk2'
+  | 'sdk2-auto'
+  | 'sdk2-auto-3s';
 
 export interface ConnectOptions {
   /** conduit-mcp: stop after the first failure instead of restarting (the write-queue test). */
