@@ -11,6 +11,7 @@ export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/
 export * as ErrorCodes from './jsonrpc/error-codes.js';
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
+export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export type { LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';
 export type {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, Secret, type StdioOptions } from '../index.js';
-import type { CliArguments } from './args.js';
 
 /**
  * Reads one server from an `mcpServers` file (Claude Desktop, Cursor; VS Code's `servers` too):
@@ -62,22 +61,4 @@ export function serverFromConfig(file: string, name: string): StdioOptions {
     options.cwd = typeof entry.cwd === 'string' ? path.resolve(path.dirname(file), entry.cwd) : entry.cwd;
   }
   return options as unknown as StdioOptions;
-}
-
-/** The transport options for the CLI's flags: a config entry or the command after `--`, plus overrides. */
-export function transportFromArguments(cli: CliArguments): StdioOptions {
-  const base: Record<string, unknown> =
-    cli.config !== undefined
-      ? { ...serverFromConfig(cli.config, cli.server!) }
-      : { command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
-  if (cli.env.length > 0) {
-    const inherited = (base.env ?? {}) as Record<string, unknown>;
-    base.env = { ...inherited, ...Object.fromEntries(cli.env) };
-  }
-  if (cli.cwd !== undefined) base.cwd = path.resolve(cli.cwd);
-  if (cli.stderr !== undefined) {
-    base.stderr =
-      cli.stderr === 'inherit' || cli.stderr === 'discard' ? cli.stderr : { file: path.resolve(cli.stderr) };
-  }
-  return base as unknown as StdioOptions;
 }

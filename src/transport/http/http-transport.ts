@@ -1,10 +1,11 @@
-import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { channels, debug } from '../../diagnostics.js';
 import { ConnectionClosedError, describeCloseReason, HttpError, UsageError } from '../../errors.js';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
+import { type PreparedMeta, withMeta } from '../../jsonrpc/serialize.js';
 import { exposeSecret, isSecret } from '../../secret.js';
+import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import {
   BodyTooLargeError,
@@ -93,7 +94,7 @@ const DELETE_TIMEOUT_MS = 2000;
  * request. Answers may be JSON or event streams; every body and event is capped while it arrives.
  * A request that fails without a JSON-RPC answer settles alone through `'requestFailed'`.
  */
-export class HttpTransport extends EventEmitter<TransportEvents> implements Transport {
+export class HttpTransport extends SafeEmitter<TransportEvents> implements Transport {
   readonly kind = 'http';
   readonly #options: ResolvedHttpOptions;
   readonly #name: string | undefined;
@@ -188,7 +189,9 @@ export class HttpTransport extends EventEmitter<TransportEvents> implements Tran
     this.#state = 'open';
   }
 
-  send(message: JsonRpcMessage): void {
+  send(message: JsonRpcMessage, meta?: PreparedMeta): void {
+    // The routing headers and the era are read from the params, so the prepared _meta goes in first.
+    if (meta !== undefined) message = withMeta(message, meta);
     if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('HttpTransport.send() needs start() first');
     if ('method' in message) {
