@@ -27,6 +27,12 @@ export const channels = {
   toolRejected: dc.channel('conduit-mcp:transport:tool-rejected'),
   /** `{ server, attempt, delay }` before each restart attempt. */
   reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
+  /**
+   * OAuth progress, `{ server, event, step, ... }`: `request` (method, url without query, status),
+   * `discovered` (resource, issuer), `registered` (issuer, how), `authorized` / `refreshed`
+   * (issuer, scope), `failed` (step, error). Never a token, code, verifier, secret or key.
+   */
+  auth: dc.channel('conduit-mcp:auth'),
   /** `{ server, reason }` when the supervisor gives up or the client is closed. */
   clientClosed: dc.channel('conduit-mcp:client:closed'),
   /** `{ server, warning }` (a ClientWarning) when an optional step fails and the connection goes on. */

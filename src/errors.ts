@@ -255,3 +255,31 @@ const NO_ERA_SIGNAL = new Set([401, 403, 406, 407, 408, 413, 415, 429, 431]);
 export class UsageError extends ConduitError {
   readonly code = 'CONDUIT_USAGE';
 }
+
+/** Where an OAuth flow failed: finding the servers, getting a client ID, the user's consent, a token. */
+export type AuthStep = 'discovery' | 'registration' | 'authorization' | 'token' | 'refresh';
+
+/**
+ * OAuth 2.1 authorization failed. `step` says where; `error` / `error_description` are the
+ * authorization server's own (RFC 6749 §5.2), when it gave them. Never carries a token, code,
+ * verifier, client secret or private key.
+ */
+export class AuthError extends ConduitError {
+  readonly code = 'CONDUIT_AUTH';
+  /** The authorization server's `error` code, e.g. `invalid_grant`. */
+  readonly error: string | undefined;
+  /** The authorization server's `error_description`, with any credential of ours removed. */
+  readonly error_description: string | undefined;
+  /** The HTTP status of the answer that failed, if one did. */
+  readonly status: number | undefined;
+  constructor(
+    readonly step: AuthStep,
+    message: string,
+    options?: { server?: string; error?: string; error_description?: string; status?: number },
+  ) {
+    super(prefixed(options?.server, message));
+    this.error = options?.error;
+    this.error_description = options?.error_description;
+    this.status = options?.status;
+  }
+}

@@ -1,3 +1,12 @@
+export type { Credential, OAuthOptions } from './auth/options.js';
+export {
+  FileTokenStore,
+  MemoryTokenStore,
+  type StoredAuth,
+  type StoredClient,
+  type StoredTokens,
+  type TokenStore,
+} from './auth/token-store.js';
 export type { ReconnectPolicy } from './client/backoff.js';
 export { Client, type ClientEvents } from './client/client.js';
 export type { Progress, RequestOptions } from './client/connection.js';

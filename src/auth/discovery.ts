@@ -1,0 +1,259 @@
+import type { AuthorizationServer } from 'oauth4webapi';
+import { AuthError } from '../errors.js';
+import type { BearerChallenge } from './challenge.js';
+import {
+  type AuthContext,
+  checkOAuthUrl,
+  displayUrl,
+  fetchDocument,
+  type OAuth,
+  readJsonObject,
+  toAuthError,
+} from './http.js';
+
+/** Everything discovery learnt: which authorization server issues tokens for which resource. */
+export interface Discovered {
+  /** The canonical resource URI sent as `resource` (RFC 8707) on every authorization and token request. */
+  readonly resource: string;
+  /** The authorization server's issuer, exactly as its validated metadata states it. */
+  readonly issuer: string;
+  readonly as: AuthorizationServer;
+  /** The protected resource's `scopes_supported`, if it lists them. */
+  readonly scopesSupported: readonly string[] | undefined;
+  /** How the authorization server was found. */
+  readonly via: 'protected-resource-metadata' | 'legacy-metadata' | 'legacy-default-endpoints';
+}
+
+interface ResourceMetadata {
+  readonly url: URL;
+  readonly json: Record<string, unknown>;
+}
+
+/** The endpoint's canonical URI: no fragment, no query. */
+export function canonicalResource(endpoint: URL): string {
+  const url = new URL(endpoint.href);
+  url.hash = '';
+  url.search = '';
+  return url.href;
+}
+
+/** RFC 9728 well-known URLs, path-inserted first (§3.1), then the root. */
+export function protectedResourceMetadataUrls(endpoint: URL): URL[] {
+  const path = endpoint.pathname.replace(/\/+$/, '');
+  const root = new URL('/.well-known/oauth-protected-resource', endpoint.origin);
+  return path ? [new URL(`/.well-known/oauth-protected-resource${path}`, endpoint.origin), root] : [root];
+}
+
+/** RFC 8414 and OIDC Discovery URLs for an issuer, in the order the MCP spec gives. */
+export function authorizationServerMetadataUrls(issuer: string): URL[] {
+  const url = new URL(issuer);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path) {
+    return [
+      new URL('/.well-known/oauth-authorization-server', url.origin),
+      new URL('/.well-known/openid-configuration', url.origin),
+    ];
+  }
+  return [
+    new URL(`/.well-known/oauth-authorization-server${path}`, url.origin),
+    new URL(`/.well-known/openid-configuration${path}`, url.origin),
+    new URL(`${path}/.well-known/openid-configuration`, url.origin),
+  ];
+}
+
+/**
+ * Finds the authorization server for `endpoint`: protected resource metadata from the challenge's
+ * `resource_metadata`, else the well-known URLs; then that server's metadata, its `issuer` checked.
+ * Without any protected resource metadata, the 2025-03-26 way: metadata at the endpoint's origin,
+ * else its default `/authorize`, `/token` and `/register`.
+ */
+export async function discover(
+  oauth: OAuth,
+  endpoint: URL,
+  challenge: BearerChallenge | undefined,
+  context: AuthContext,
+  protocolVersion?: string,
+): Promise<Discovered> {
+  const prm = await findResourceMetadata(endpoint, challenge, context);
+  if (!prm) return discoverLegacy(oauth, endpoint, context, protocolVersion);
+  const resource = checkResource(prm, endpoint, context);
+  const servers = prm.json.authorization_servers;
+  if (!Array.isArray(servers) || servers.length === 0 || typeof servers[0] !== 'string') {
+    throw new AuthError(
+      'discovery',
+      `the protected resource metadata at ${displayUrl(prm.url)} names no authorization server (authorization_servers is empty or missing)`,
+      { server: context.server },
+    );
+  }
+  const issuer = servers[0];
+  checkOAuthUrl(issuer, `the authorization server ${JSON.stringify(issuer)}`, 'discovery', context);
+  const as = await fetchAuthorizationServer(oauth, issuer, context);
+  const scopes = prm.json.scopes_supported;
+  return {
+    resource,
+    issuer: as.issuer,
+    as,
+    scopesSupported: Array.isArray(scopes)
+      ? scopes.filter((s): s is string => typeof s === 'string')
+      : undefined,
+    via: 'protected-resource-metadata',
+  };
+}
+
+async function findResourceMetadata(
+  endpoint: URL,
+  challenge: BearerChallenge | undefined,
+  context: AuthContext,
+): Promise<ResourceMetadata | undefined> {
+  const candidates: URL[] = [];
+  if (challenge?.resourceMetadata) {
+    candidates.push(
+      checkOAuthUrl(
+        challenge.resourceMetadata,
+        'the challenge\u2019s resource_metadata',
+        'discovery',
+        context,
+      ),
+    );
+  }
+  candidates.push(...protectedResourceMetadataUrls(endpoint));
+  for (const url of candidates) {
+    const response = await fetchDocument(url, 'discovery', context);
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      continue;
+    }
+    const json = await readJsonObject(response);
+    if (json) return { url, json };
+  }
+  return undefined;
+}
+
+/**
+ * The PRM `resource` must name this endpoint: the same origin, and a path the endpoint's path
+ * starts with (the relaxed RFC 9728 §3.3 check the official SDKs apply). A foreign one stops the flow.
+ */
+function checkResource(prm: ResourceMetadata, endpoint: URL, context: AuthContext): string {
+  const value = prm.json.resource;
+  if (value === undefined) return canonicalResource(endpoint);
+  if (typeof value !== 'string' || !URL.canParse(value)) {
+    throw new AuthError(
+      'discovery',
+      `the protected resource metadata at ${displayUrl(prm.url)} has an invalid resource`,
+      {
+        server: context.server,
+      },
+    );
+  }
+  const resource = new URL(value);
+  const prefix = resource.pathname.replace(/\/+$/, '');
+  const path = endpoint.pathname;
+  const samePath = path === prefix || path.startsWith(`${prefix}/`) || prefix === '';
+  if (resource.origin !== endpoint.origin || !samePath || resource.hash) {
+    throw new AuthError(
+      'discovery',
+      `the protected resource metadata at ${displayUrl(prm.url)} is for ${displayUrl(resource)}, not for ${displayUrl(endpoint)}; refusing to authorize, so no token for another resource is requested or sent`,
+      { server: context.server },
+    );
+  }
+  return value;
+}
+
+/** The issuer's metadata from the first well-known URL that has it; a document naming another issuer is never used. */
+async function fetchAuthorizationServer(
+  oauth: OAuth,
+  issuer: string,
+  context: AuthContext,
+): Promise<AuthorizationServer> {
+  let mismatch: AuthError | undefined;
+  for (const url of authorizationServerMetadataUrls(issuer)) {
+    const response = await fetchDocument(url, 'discovery', context);
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      continue;
+    }
+    try {
+      return checkEndpoints(await oauth.processDiscoveryResponse(new URL(issuer), response), context);
+    } catch (error) {
+      if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+        mismatch = new AuthError(
+          'discovery',
+          `the authorization server metadata at ${displayUrl(url)} names another issuer than ${issuer}; it was not used (RFC 8414 §3.3)`,
+          { server: context.server },
+        );
+        continue;
+      }
+      throw toAuthError(
+        oauth,
+        error,
+        'discovery',
+        `the authorization server metadata at ${displayUrl(url)}`,
+        context,
+      );
+    }
+  }
+  throw (
+    mismatch ??
+    new AuthError(
+      'discovery',
+      `no authorization server metadata for ${issuer} at ${authorizationServerMetadataUrls(issuer)
+        .map((u) => displayUrl(u))
+        .join(', ')}`,
+      { server: context.server },
+    )
+  );
+}
+
+function checkEndpoints(as: AuthorizationServer, context: AuthContext): AuthorizationServer {
+  for (const name of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const) {
+    if (as[name] !== undefined)
+      checkOAuthUrl(as[name], `the authorization server's ${name}`, 'discovery', context);
+  }
+  return as;
+}
+
+/** 2025-03-26: no protected resource metadata; the authorization server is the endpoint's origin. */
+async function discoverLegacy(
+  oauth: OAuth,
+  endpoint: URL,
+  context: AuthContext,
+  protocolVersion: string | undefined,
+): Promise<Discovered> {
+  const base = endpoint.origin;
+  const url = new URL('/.well-known/oauth-authorization-server', base);
+  const response = await fetchDocument(url, 'discovery', context, {
+    headers: { 'mcp-protocol-version': protocolVersion ?? '2025-03-26' },
+  });
+  const resource = canonicalResource(endpoint);
+  if (response.status === 200) {
+    try {
+      const as = checkEndpoints(await oauth.processDiscoveryResponse(new URL(base), response), context);
+      return { resource, issuer: as.issuer, as, scopesSupported: undefined, via: 'legacy-metadata' };
+    } catch (error) {
+      throw toAuthError(
+        oauth,
+        error,
+        'discovery',
+        `the authorization server metadata at ${displayUrl(url)}`,
+        context,
+      );
+    }
+  }
+  await response.body?.cancel();
+  if (response.status !== 404) {
+    throw new AuthError(
+      'discovery',
+      `no protected resource metadata for ${displayUrl(endpoint)}, and ${displayUrl(url)} answered ${response.status}`,
+      { server: context.server, status: response.status },
+    );
+  }
+  const as: AuthorizationServer = {
+    issuer: base,
+    authorization_endpoint: `${base}/authorize`,
+    token_endpoint: `${base}/token`,
+    registration_endpoint: `${base}/register`,
+    // 2025-03-26 makes PKCE REQUIRED of every server, so there is no metadata to check it in.
+    code_challenge_methods_supported: ['S256'],
+  };
+  return { resource, issuer: base, as, scopesSupported: undefined, via: 'legacy-default-endpoints' };
+}

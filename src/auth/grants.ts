@@ -1,0 +1,144 @@
+import type { AuthorizationServer, Client as OAuthClient, TokenEndpointResponse } from 'oauth4webapi';
+import { AuthError, type AuthStep } from '../errors.js';
+import type { Discovered } from './discovery.js';
+import { type AuthContext, type OAuth, requestOptions, toAuthError } from './http.js';
+import type { ResolvedOAuthOptions } from './options.js';
+import { type ClientIdentity, clientAuthentication } from './registration.js';
+
+/** A token response reduced to what we keep. */
+export interface IssuedTokens {
+  readonly accessToken: string;
+  readonly tokenType: string;
+  readonly refreshToken: string | undefined;
+  /** Lifetime in seconds, if the server said. */
+  readonly expiresIn: number | undefined;
+}
+
+export function oauthClient(identity: ClientIdentity): OAuthClient {
+  return { client_id: identity.clientId, token_endpoint_auth_method: identity.authMethod };
+}
+
+function tokenEndpoint(as: AuthorizationServer, step: AuthStep, context: AuthContext): string {
+  if (!as.token_endpoint) {
+    throw new AuthError(step, `the authorization server ${as.issuer} has no token_endpoint`, {
+      server: context.server,
+    });
+  }
+  return as.token_endpoint;
+}
+
+/** Checks a token response and records its credentials as secrets before anything can quote them. */
+export function issuedTokens(
+  response: TokenEndpointResponse,
+  step: AuthStep,
+  context: AuthContext,
+): IssuedTokens {
+  context.secrets.add(response.access_token);
+  if (response.refresh_token) context.secrets.add(response.refresh_token);
+  if (response.token_type.toLowerCase() !== 'bearer') {
+    throw new AuthError(
+      step,
+      `the authorization server issued a ${response.token_type} token; only Bearer tokens are supported`,
+      {
+        server: context.server,
+      },
+    );
+  }
+  return {
+    accessToken: response.access_token,
+    tokenType: 'Bearer',
+    refreshToken: response.refresh_token,
+    expiresIn: typeof response.expires_in === 'number' ? response.expires_in : undefined,
+  };
+}
+
+/** Redeems an authorization code (with its PKCE verifier and the `resource`) at the token endpoint. */
+export async function redeemCode(
+  oauth: OAuth,
+  found: Discovered,
+  client: ClientIdentity,
+  options: ResolvedOAuthOptions,
+  callbackParameters: URLSearchParams,
+  redirectUri: string,
+  verifier: string,
+  context: AuthContext,
+): Promise<IssuedTokens> {
+  const endpoint = tokenEndpoint(found.as, 'token', context);
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(
+      found.as,
+      oauthClient(client),
+      await clientAuthentication(oauth, client, options, context),
+      callbackParameters,
+      redirectUri,
+      verifier,
+      { ...requestOptions(oauth, endpoint, context), additionalParameters: { resource: found.resource } },
+    );
+    return issuedTokens(
+      await oauth.processAuthorizationCodeResponse(found.as, oauthClient(client), response),
+      'token',
+      context,
+    );
+  } catch (error) {
+    throw toAuthError(oauth, error, 'token', `the token request to ${found.issuer}`, context);
+  }
+}
+
+/** Machine to machine: the client_credentials grant, with the `resource` and the scopes asked. */
+export async function clientCredentials(
+  oauth: OAuth,
+  found: Discovered,
+  client: ClientIdentity,
+  options: ResolvedOAuthOptions,
+  scopes: readonly string[],
+  context: AuthContext,
+): Promise<IssuedTokens> {
+  const endpoint = tokenEndpoint(found.as, 'token', context);
+  const parameters: Record<string, string> = { resource: found.resource };
+  if (scopes.length > 0) parameters.scope = scopes.join(' ');
+  try {
+    const response = await oauth.clientCredentialsGrantRequest(
+      found.as,
+      oauthClient(client),
+      await clientAuthentication(oauth, client, options, context),
+      parameters,
+      requestOptions(oauth, endpoint, context),
+    );
+    return issuedTokens(
+      await oauth.processClientCredentialsResponse(found.as, oauthClient(client), response),
+      'token',
+      context,
+    );
+  } catch (error) {
+    throw toAuthError(oauth, error, 'token', `the client_credentials request to ${found.issuer}`, context);
+  }
+}
+
+/** Trades a refresh token for new tokens; the refresh token kept when the server does not rotate it. */
+export async function refresh(
+  oauth: OAuth,
+  found: Discovered,
+  client: ClientIdentity,
+  options: ResolvedOAuthOptions,
+  refreshToken: string,
+  context: AuthContext,
+): Promise<IssuedTokens> {
+  const endpoint = tokenEndpoint(found.as, 'refresh', context);
+  try {
+    const response = await oauth.refreshTokenGrantRequest(
+      found.as,
+      oauthClient(client),
+      await clientAuthentication(oauth, client, options, context),
+      refreshToken,
+      { ...requestOptions(oauth, endpoint, context), additionalParameters: { resource: found.resource } },
+    );
+    const tokens = issuedTokens(
+      await oauth.processRefreshTokenResponse(found.as, oauthClient(client), response),
+      'refresh',
+      context,
+    );
+    return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
+  } catch (error) {
+    throw toAuthError(oauth, error, 'refresh', `refreshing the token at ${found.issuer}`, context);
+  }
+}

@@ -1,0 +1,206 @@
+import { channels } from '../diagnostics.js';
+import { AuthError, type AuthStep } from '../errors.js';
+
+export type OAuth = typeof import('oauth4webapi');
+
+let loading: Promise<OAuth> | undefined;
+
+/** oauth4webapi, loaded on first use so that a program without OAuth never loads it. */
+export function loadOAuth(): Promise<OAuth> {
+  loading ??= import('oauth4webapi');
+  return loading;
+}
+
+/** What every request of one flow shares: which server it is for, the time limit, what to redact. */
+export interface AuthContext {
+  readonly server: string | undefined;
+  readonly requestTimeout: number;
+  /** Values that must never appear in an error: tokens, codes, secrets. */
+  readonly secrets: Set<string>;
+}
+
+/** Largest metadata or registration document read, in bytes. */
+const MAX_DOCUMENT_BYTES = 1024 * 1024;
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
+  );
+}
+
+/** A URL for messages: origin and path, never the query (it may carry a code or a state). */
+export function displayUrl(url: URL | string): string {
+  const parsed = typeof url === 'string' ? new URL(url) : url;
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/**
+ * An OAuth URL a server gave us, checked before anything is sent to it: `https:`, or plain
+ * `http:` to a loopback host (RFC 8252 §8.3; the MCP security guide).
+ */
+export function checkOAuthUrl(value: unknown, what: string, step: AuthStep, context: AuthContext): URL {
+  if (typeof value !== 'string' || !URL.canParse(value)) {
+    throw new AuthError(step, `${what} is not an absolute URL`, { server: context.server });
+  }
+  const url = new URL(value);
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
+  throw new AuthError(
+    step,
+    `${what} (${url.protocol}//${url.host}) must use https: (plain http: is accepted only for loopback hosts)`,
+    { server: context.server },
+  );
+}
+
+/** Options for every oauth4webapi call to `url`: the time limit, and http: only for loopback. */
+export function requestOptions(oauth: OAuth, url: string | URL, context: AuthContext) {
+  const target = typeof url === 'string' ? new URL(url) : url;
+  return {
+    signal: AbortSignal.timeout(context.requestTimeout),
+    [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackHost(target.hostname),
+  };
+}
+
+export interface FetchedJson {
+  readonly status: number;
+  readonly json: Record<string, unknown> | undefined;
+  /** The response itself, its body unread when `json` is undefined; for oauth4webapi's processors. */
+  readonly response: Response;
+}
+
+/**
+ * GET (or POST) a JSON document from an authorization or resource server. Redirects are not
+ * followed (a metadata document that moves to another origin is a document we must not trust).
+ */
+export async function fetchDocument(
+  url: URL,
+  step: AuthStep,
+  context: AuthContext,
+  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {},
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers: { accept: 'application/json', ...init.headers },
+      body: init.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(context.requestTimeout),
+    });
+  } catch (error) {
+    const timedOut = (error as Error).name === 'TimeoutError';
+    throw new AuthError(
+      step,
+      timedOut
+        ? `${init.method ?? 'GET'} ${displayUrl(url)} got no answer within ${context.requestTimeout} ms`
+        : `${init.method ?? 'GET'} ${displayUrl(url)} failed: ${describeNetworkError(error)}`,
+      { server: context.server },
+    );
+  }
+  if (channels.auth.hasSubscribers) {
+    channels.auth.publish({
+      server: context.server,
+      event: 'request',
+      step,
+      method: init.method ?? 'GET',
+      url: displayUrl(url),
+      status: response.status,
+    });
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    const location = response.headers.get('location');
+    const next = location && URL.canParse(location, url.href) ? new URL(location, url) : undefined;
+    throw new AuthError(
+      step,
+      `${init.method ?? 'GET'} ${displayUrl(url)} was redirected (${response.status})${next ? ` to ${next.origin}` : ''}; OAuth requests are never redirected, so nothing was sent there`,
+      { server: context.server, status: response.status },
+    );
+  }
+  return response;
+}
+
+/** Reads a JSON object body of at most 1 MiB; undefined when it is not one. */
+export async function readJsonObject(response: Response): Promise<Record<string, unknown> | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return undefined;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_DOCUMENT_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  try {
+    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message ?? 'unknown error';
+}
+
+/**
+ * Server-supplied text for a message: control characters removed, capped, and every credential
+ * of ours cut out (a hostile server may echo what we sent).
+ */
+export function serverText(text: unknown, context: AuthContext): string | undefined {
+  if (typeof text !== 'string' || text.length === 0) return undefined;
+  let clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  for (const secret of context.secrets) {
+    if (secret.length >= 4) clean = clean.split(secret).join('[redacted]');
+  }
+  return clean.length > 300 ? `${clean.slice(0, 297)}...` : clean;
+}
+
+/**
+ * An oauth4webapi failure (or any other) as an AuthError of `step`: the server's `error` and
+ * `error_description` when it sent them, never the library's `cause` (it can hold a response
+ * body, the callback parameters or the request).
+ */
+export function toAuthError(
+  oauth: OAuth,
+  error: unknown,
+  step: AuthStep,
+  what: string,
+  context: AuthContext,
+): AuthError {
+  if (error instanceof AuthError) return error;
+  if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
+    const description = serverText(error.error_description, context);
+    const code = serverText(error.error, context);
+    return new AuthError(
+      step,
+      `${what}: the authorization server answered ${code ?? 'an error'}${description ? ` (${description})` : ''}`,
+      {
+        server: context.server,
+        ...(code ? { error: code } : {}),
+        ...(description ? { error_description: description } : {}),
+        ...(error instanceof oauth.ResponseBodyError ? { status: error.status } : {}),
+      },
+    );
+  }
+  const name = (error as Error)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new AuthError(step, `${what}: no answer within ${context.requestTimeout} ms`, {
+      server: context.server,
+    });
+  }
+  if (error instanceof TypeError && (error as { cause?: unknown }).cause) {
+    return new AuthError(step, `${what} failed: ${describeNetworkError(error)}`, { server: context.server });
+  }
+  const message = serverText((error as Error)?.message, context) ?? 'unknown error';
+  return new AuthError(step, `${what}: ${message}`, { server: context.server });
+}

@@ -1,0 +1,211 @@
+import { ConfigError } from '../errors.js';
+import { isSecret, Secret } from '../secret.js';
+import { at, describe, integerOption, ownProperties, rejectUnknownKeys } from '../validate.js';
+import { MemoryTokenStore, type TokenStore } from './token-store.js';
+
+/** A credential given as plain text or, better, as a Secret (resolved only when it is sent). */
+export type Credential = string | Secret;
+
+/** OAuth 2.1 for an HTTP server: the user-delegated authorization code flow, or machine to machine. */
+export interface OAuthOptions {
+  /**
+   * `'authorization_code'` (a user consents in a browser) or `'client_credentials'` (machine to
+   * machine, no user). @defaultValue 'authorization_code'
+   */
+  readonly grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * Where the authorization server sends the user back with the code. Without it the built-in
+   * listener takes `http://127.0.0.1:<ephemeral port>/callback`. A loopback `http:` URL with a
+   * port is listened on too; any other URL must come back through `onAuthorizationUrl`.
+   */
+  readonly redirectUrl?: string | URL;
+  /**
+   * Shows the user the authorization URL (opens a browser, prints it). Resolve with the URL the
+   * user was sent back to, or with nothing to let the built-in loopback listener catch it.
+   */
+  readonly onAuthorizationUrl?: (url: URL) => Promise<string | URL | undefined> | Promise<void>;
+  /** A client ID metadata document you host (an `https:` URL with a path); used when the server supports it. */
+  readonly clientMetadataUrl?: string | URL;
+  /** A client registered beforehand with the authorization server. */
+  readonly clientId?: string;
+  /** That client's secret. */
+  readonly clientSecret?: Credential;
+  /** That client's private key (PEM, PKCS#8 or SEC1/PKCS#1), for `private_key_jwt`. */
+  readonly privateKey?: Credential;
+  /** The JWS algorithm for `private_key_jwt`. @defaultValue from the key: RS256, ES256/384/512 or EdDSA */
+  readonly signingAlgorithm?: string;
+  /** The issuer the pre-registered client belongs to; other authorization servers never see it. */
+  readonly issuer?: string;
+  /** Scopes to ask for; else the challenge's, else the resource's `scopes_supported`, else none. */
+  readonly scopes?: readonly string[];
+  /** Where tokens and registrations are kept. @defaultValue a new in-memory store */
+  readonly store?: TokenStore;
+  /** `client_name` for registration. @defaultValue 'conduit-mcp' */
+  readonly clientName?: string;
+  /** Longest wait for the user to come back to the redirect URL, ms. @defaultValue 300000 */
+  readonly authorizationTimeout?: number;
+  /** Longest wait for one request to an authorization server, ms. @defaultValue 30000 */
+  readonly requestTimeout?: number;
+}
+
+export interface ResolvedOAuthOptions {
+  readonly grant: 'authorization_code' | 'client_credentials';
+  readonly redirectUrl: URL | undefined;
+  readonly onAuthorizationUrl: OAuthOptions['onAuthorizationUrl'];
+  readonly clientMetadataUrl: URL | undefined;
+  readonly clientId: string | undefined;
+  readonly clientSecret: Secret | undefined;
+  readonly privateKey: Secret | undefined;
+  readonly signingAlgorithm: string | undefined;
+  readonly issuer: string | undefined;
+  readonly scopes: readonly string[] | undefined;
+  readonly store: TokenStore;
+  readonly clientName: string;
+  readonly authorizationTimeout: number;
+  readonly requestTimeout: number;
+}
+
+const KEYS = [
+  'grant',
+  'redirectUrl',
+  'onAuthorizationUrl',
+  'clientMetadataUrl',
+  'clientId',
+  'clientSecret',
+  'privateKey',
+  'signingAlgorithm',
+  'issuer',
+  'scopes',
+  'store',
+  'clientName',
+  'authorizationTimeout',
+  'requestTimeout',
+] as const;
+
+/** True when `auth` asks for OAuth (rather than `{ bearer }`). */
+export function isOAuthOptions(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !('bearer' in value);
+}
+
+/** Validates OAuthOptions in one pass; every problem throws ConfigError naming the key. */
+export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAuthOptions {
+  const input = ownProperties(raw, prefix);
+  rejectUnknownKeys(input, KEYS, prefix, { client_id: 'clientId', client_secret: 'clientSecret' });
+  const grant = input.grant ?? 'authorization_code';
+  if (grant !== 'authorization_code' && grant !== 'client_credentials') {
+    throw new ConfigError(
+      at(prefix, 'grant'),
+      `${at(prefix, 'grant')} must be 'authorization_code' or 'client_credentials', got ${describe(grant)}`,
+    );
+  }
+  const clientId = optionalString(input.clientId, at(prefix, 'clientId'));
+  const clientSecret = credential(input.clientSecret, at(prefix, 'clientSecret'));
+  const privateKey = credential(input.privateKey, at(prefix, 'privateKey'));
+  if ((clientSecret || privateKey) && !clientId) {
+    const key = at(prefix, clientSecret ? 'clientSecret' : 'privateKey');
+    throw new ConfigError(key, `${key} needs ${at(prefix, 'clientId')}, the client it belongs to`);
+  }
+  if (grant === 'client_credentials' && !(clientId && (clientSecret || privateKey))) {
+    throw new ConfigError(
+      at(prefix, clientId ? 'clientSecret' : 'clientId'),
+      `${at(prefix, 'grant')} 'client_credentials' needs ${at(prefix, 'clientId')} and either ${at(prefix, 'clientSecret')} or ${at(prefix, 'privateKey')}`,
+    );
+  }
+  const onAuthorizationUrl = input.onAuthorizationUrl;
+  if (onAuthorizationUrl !== undefined && typeof onAuthorizationUrl !== 'function') {
+    throw new ConfigError(
+      at(prefix, 'onAuthorizationUrl'),
+      `${at(prefix, 'onAuthorizationUrl')} must be a function (url) => Promise<redirect URL | undefined>, got ${describe(onAuthorizationUrl)}`,
+    );
+  }
+  const store = input.store ?? new MemoryTokenStore();
+  if (!isTokenStore(store)) {
+    throw new ConfigError(
+      at(prefix, 'store'),
+      `${at(prefix, 'store')} must be a TokenStore (get, set and delete methods), got ${describe(store)}`,
+    );
+  }
+  return {
+    grant,
+    redirectUrl: optionalUrl(input.redirectUrl, at(prefix, 'redirectUrl'), ['http:', 'https:']),
+    onAuthorizationUrl: onAuthorizationUrl as OAuthOptions['onAuthorizationUrl'],
+    clientMetadataUrl: clientMetadataUrl(input.clientMetadataUrl, at(prefix, 'clientMetadataUrl')),
+    clientId,
+    clientSecret,
+    privateKey,
+    signingAlgorithm: optionalString(input.signingAlgorithm, at(prefix, 'signingAlgorithm')),
+    issuer: optionalString(input.issuer, at(prefix, 'issuer')),
+    scopes: scopes(input.scopes, at(prefix, 'scopes')),
+    store,
+    clientName: optionalString(input.clientName, at(prefix, 'clientName')) ?? 'conduit-mcp',
+    authorizationTimeout: integerOption(
+      input.authorizationTimeout ?? 300_000,
+      at(prefix, 'authorizationTimeout'),
+      'ms',
+      1,
+    ),
+    requestTimeout: integerOption(input.requestTimeout ?? 30_000, at(prefix, 'requestTimeout'), 'ms', 1),
+  };
+}
+
+function isTokenStore(value: unknown): value is TokenStore {
+  const store = value as Partial<TokenStore> | null;
+  return (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.get === 'function' &&
+    typeof store.set === 'function' &&
+    typeof store.delete === 'function'
+  );
+}
+
+function optionalString(value: unknown, key: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && value.length > 0) return value;
+  throw new ConfigError(key, `${key} must be a non-empty string, got ${describe(value)}`);
+}
+
+function credential(value: unknown, key: string): Secret | undefined {
+  if (value === undefined) return undefined;
+  if (isSecret(value)) return value;
+  if (typeof value === 'string' && value.length > 0) return new Secret(value);
+  throw new ConfigError(key, `${key} must be a Secret (or a non-empty string), got ${describe(value)}`);
+}
+
+function optionalUrl(value: unknown, key: string, protocols: readonly string[]): URL | undefined {
+  if (value === undefined) return undefined;
+  const text = value instanceof URL ? value.href : value;
+  if (typeof text !== 'string' || !URL.canParse(text)) {
+    throw new ConfigError(key, `${key} must be an absolute URL, got ${describe(value)}`);
+  }
+  const url = new URL(text);
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(key, `${key} must use ${protocols.join(' or ')}, got ${url.protocol}`);
+  }
+  return url;
+}
+
+function clientMetadataUrl(value: unknown, key: string): URL | undefined {
+  const url = optionalUrl(value, key, ['https:']);
+  if (url && (url.pathname === '/' || url.hash)) {
+    throw new ConfigError(
+      key,
+      `${key} must be an https: URL with a path and no fragment (it becomes the client_id), got ${describe(url.href)}`,
+    );
+  }
+  return url;
+}
+
+function scopes(value: unknown, key: string): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (
+    Array.isArray(value) &&
+    value.every((scope) => typeof scope === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))
+  ) {
+    return [...value];
+  }
+  throw new ConfigError(
+    key,
+    `${key} must be an array of scope names (printable ASCII, no spaces, quotes or backslashes), got ${describe(value)}`,
+  );
+}

@@ -1,0 +1,342 @@
+import { channels, debug } from '../diagnostics.js';
+import { AuthError } from '../errors.js';
+import { authorizeWithCode } from './authorize.js';
+import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from './challenge.js';
+import { type Discovered, discover } from './discovery.js';
+import { clientCredentials, type IssuedTokens, refresh } from './grants.js';
+import { type AuthContext, loadOAuth, type OAuth } from './http.js';
+import type { ResolvedOAuthOptions } from './options.js';
+import { resolveClient } from './registration.js';
+import { type StoredTokens, tokensKey } from './token-store.js';
+
+/** Authorizations (or step-ups) one request may cause before it fails with an AuthError. */
+export const MAX_AUTH_ATTEMPTS = 3;
+
+/** A 401 or 403 answer from the protected resource, as the transport saw it. */
+export interface ChallengeInput {
+  readonly status: number;
+  /** The `WWW-Authenticate` header value(s). */
+  readonly wwwAuthenticate: string | readonly string[] | undefined;
+  /** The `Authorization` value the rejected request carried (what `authorizationHeader()` gave), if any. */
+  readonly sentAuthorization: string | undefined;
+  /** How many challenges this same request has already been through (0 on the first). */
+  readonly attempt: number;
+  /** The protocol version in use or being asked for, sent to 2025-03-26 servers during discovery. */
+  readonly protocolVersion?: string;
+}
+
+/** What a transport needs from authorization: a header before each request, and a reaction to a challenge. */
+export interface AuthProvider {
+  /** The `Authorization` header value for the next request to the endpoint's origin, or undefined. */
+  authorizationHeader(): Promise<string | undefined>;
+  /**
+   * Handles a 401, or a 403 `insufficient_scope`: resolves `'retry'` once a token worth retrying
+   * with is held, `'pass'` when the answer is not an authorization matter (another 403), and
+   * rejects with an AuthError when authorization failed or `attempt` reached MAX_AUTH_ATTEMPTS.
+   */
+  onChallenge(input: ChallengeInput): Promise<'retry' | 'pass'>;
+  /** True for URLs the token may be sent to: the endpoint's origin only. */
+  appliesTo(url: URL): boolean;
+}
+
+/** The refresh point: 10% of the lifetime (at most 30 s) before expiry. */
+function refreshAt(expiresIn: number | undefined, now: number): number | undefined {
+  if (expiresIn === undefined) return undefined;
+  return now + expiresIn * 1000 - Math.min(30_000, expiresIn * 100);
+}
+
+/**
+ * OAuth 2.1 for one MCP endpoint. Knows nothing of JSON-RPC or of the transport: it is given
+ * challenges and hands out header values. Concurrent challenges join one flow, and concurrent
+ * requests that find the token due join one refresh.
+ */
+export class OAuthProvider implements AuthProvider {
+  readonly #endpoint: URL;
+  readonly #options: ResolvedOAuthOptions;
+  readonly #context: AuthContext;
+  #found: Discovered | undefined;
+  #tokens: StoredTokens | undefined;
+  #boundIssuer: string | undefined;
+  #flow: Promise<void> | undefined;
+  #refreshing: Promise<void> | undefined;
+  readonly #stepUps = new Map<string, number>();
+
+  constructor(endpoint: URL, options: ResolvedOAuthOptions, server?: string) {
+    this.#endpoint = new URL(endpoint.href);
+    this.#options = options;
+    this.#context = { server, requestTimeout: options.requestTimeout, secrets: new Set() };
+    this.#boundIssuer = options.issuer;
+  }
+
+  appliesTo(url: URL): boolean {
+    return url.origin === this.#endpoint.origin;
+  }
+
+  async authorizationHeader(): Promise<string | undefined> {
+    if (
+      this.#tokens?.refreshAt !== undefined &&
+      this.#tokens.refreshAt <= Date.now() &&
+      this.#tokens.refreshToken
+    ) {
+      this.#refreshing ??= this.#refreshDue().finally(() => {
+        this.#refreshing = undefined;
+      });
+      await this.#refreshing;
+    }
+    return this.#tokens ? `Bearer ${this.#tokens.accessToken}` : undefined;
+  }
+
+  async onChallenge(input: ChallengeInput): Promise<'retry' | 'pass'> {
+    const challenge = bearerChallenge(input.wwwAuthenticate);
+    if (input.status === 403 && challenge?.error !== 'insufficient_scope') return 'pass';
+    if (input.status !== 401 && input.status !== 403) return 'pass';
+    if (input.attempt >= MAX_AUTH_ATTEMPTS) {
+      throw this.#fail(
+        new AuthError(
+          'authorization',
+          input.status === 401
+            ? `the server still answers 401 after ${input.attempt} authorizations; check that it accepts tokens from its own authorization server`
+            : `the server still answers 403 insufficient_scope${challenge?.scope ? ` (it asks for ${challenge.scope.join(' ')})` : ''} after ${input.attempt} step-ups; the authorization server does not grant those scopes to this client`,
+          {
+            server: this.#context.server,
+            status: input.status,
+            ...(challenge?.error ? { error: challenge.error } : {}),
+          },
+        ),
+      );
+    }
+    if (this.#flow) {
+      await this.#flow;
+      return 'retry';
+    }
+    const current = this.#tokens ? `Bearer ${this.#tokens.accessToken}` : undefined;
+    if (current !== undefined && current !== input.sentAuthorization) return 'retry'; // already replaced
+    this.#flow = this.#handle(input, challenge).finally(() => {
+      this.#flow = undefined;
+    });
+    await this.#flow;
+    return 'retry';
+  }
+
+  async #handle(input: ChallengeInput, challenge: BearerChallenge | undefined): Promise<void> {
+    const oauth = await loadOAuth();
+    let found: Discovered;
+    try {
+      found = await discover(oauth, this.#endpoint, challenge, this.#context, input.protocolVersion);
+    } catch (error) {
+      throw this.#fail(error);
+    }
+    if (found.issuer !== this.#found?.issuer) this.#onNewAuthorizationServer(found);
+    this.#found = found;
+    const key = tokensKey(found.issuer, found.resource);
+    const stored = await this.#load(key);
+    if (input.status === 403) {
+      const scopes = unionScopes(splitScopes(stored?.scope ?? this.#tokens?.scope), challenge?.scope ?? []);
+      const counted = scopes.slice().sort().join(' ');
+      const done = this.#stepUps.get(counted) ?? 0;
+      if (done >= MAX_AUTH_ATTEMPTS) {
+        throw this.#fail(
+          new AuthError(
+            'authorization',
+            `already stepped up ${done} times for the scopes ${counted}; the server keeps refusing them`,
+            {
+              server: this.#context.server,
+              status: 403,
+              error: 'insufficient_scope',
+            },
+          ),
+        );
+      }
+      this.#stepUps.set(counted, done + 1);
+      return this.#obtain(oauth, found, key, this.#withOfflineAccess(found, scopes));
+    }
+    if (stored && `Bearer ${stored.accessToken}` !== input.sentAuthorization && !this.#due(stored)) {
+      this.#tokens = stored; // another client sharing the store got a newer token
+      return;
+    }
+    const held = stored ?? this.#tokens;
+    if (held?.refreshToken && held.issuer === found.issuer) {
+      if (await this.#tryRefresh(oauth, found, key, held)) return;
+    }
+    return this.#obtain(oauth, found, key, this.#initialScopes(found, challenge));
+  }
+
+  /** A different authorization server: nothing from the old one is offered to it (SEP-2352). */
+  #onNewAuthorizationServer(found: Discovered): void {
+    this.#tokens = undefined;
+    if (this.#options.clientId) {
+      if (this.#boundIssuer !== undefined && this.#boundIssuer !== found.issuer) {
+        throw this.#fail(
+          new AuthError(
+            'registration',
+            `auth.clientId was registered with ${this.#boundIssuer}, but the server now names the authorization server ${found.issuer}; it is not offered there: register a client with ${found.issuer} and set auth.clientId${this.#options.issuer ? ' and auth.issuer' : ''}`,
+            { server: this.#context.server },
+          ),
+        );
+      }
+      this.#boundIssuer = found.issuer;
+    }
+    this.#emit({
+      event: 'discovered',
+      step: 'discovery',
+      issuer: found.issuer,
+      resource: found.resource,
+      via: found.via,
+    });
+  }
+
+  #initialScopes(found: Discovered, challenge: BearerChallenge | undefined): string[] {
+    const base =
+      this.#options.scopes ??
+      (challenge?.scope && challenge.scope.length > 0 ? challenge.scope : undefined) ??
+      found.scopesSupported ??
+      [];
+    return this.#withOfflineAccess(found, [...base]);
+  }
+
+  /** `offline_access` only where the authorization server lists it (SEP-2207), and only for a user's consent. */
+  #withOfflineAccess(found: Discovered, scopes: string[]): string[] {
+    const listed =
+      Array.isArray(found.as.scopes_supported) && found.as.scopes_supported.includes('offline_access');
+    if (!listed || this.#options.grant !== 'authorization_code' || scopes.includes('offline_access'))
+      return scopes;
+    return [...scopes, 'offline_access'];
+  }
+
+  async #obtain(oauth: OAuth, found: Discovered, key: string, scopes: string[]): Promise<void> {
+    let tokens: IssuedTokens;
+    try {
+      if (this.#options.grant === 'client_credentials') {
+        const client = await resolveClient(oauth, found, this.#options, undefined, this.#context);
+        tokens = await clientCredentials(oauth, found, client, this.#options, scopes, this.#context);
+      } else {
+        const result = await authorizeWithCode(oauth, found, this.#options, scopes, this.#context);
+        this.#emit({
+          event: 'registered',
+          step: 'registration',
+          issuer: found.issuer,
+          how: result.client.how,
+        });
+        tokens = result.tokens;
+      }
+    } catch (error) {
+      throw this.#fail(error);
+    }
+    await this.#save(key, found, tokens, scopes.join(' '));
+    this.#emit({ event: 'authorized', step: 'token', issuer: found.issuer, scope: scopes.join(' ') });
+  }
+
+  /** Refreshes; false when the refresh token is no longer good (then a full authorization follows). */
+  async #tryRefresh(oauth: OAuth, found: Discovered, key: string, held: StoredTokens): Promise<boolean> {
+    try {
+      const client = await resolveClient(oauth, found, this.#options, undefined, this.#context);
+      const tokens = await refresh(oauth, found, client, this.#options, held.refreshToken!, this.#context);
+      await this.#save(key, found, tokens, held.scope ?? '');
+      this.#emit({ event: 'refreshed', step: 'refresh', issuer: found.issuer });
+      return true;
+    } catch (error) {
+      if (
+        error instanceof AuthError &&
+        (error.error === 'invalid_grant' ||
+          error.error === 'invalid_client' ||
+          error.error === 'unauthorized_client')
+      ) {
+        await this.#options.store.delete(key);
+        this.#tokens = undefined;
+        this.#emit({ event: 'failed', step: 'refresh', error: error.error });
+        return false;
+      }
+      throw this.#fail(error);
+    }
+  }
+
+  /** The proactive refresh before a request; a refused refresh token leaves no token, so the 401 path authorizes again. */
+  async #refreshDue(): Promise<void> {
+    const found = this.#found;
+    const held = this.#tokens;
+    if (!found || !held?.refreshToken) return;
+    const key = tokensKey(found.issuer, found.resource);
+    const stored = await this.#load(key);
+    if (stored && stored.accessToken !== held.accessToken && !this.#due(stored)) {
+      this.#tokens = stored;
+      return;
+    }
+    const oauth = await loadOAuth();
+    await this.#tryRefresh(oauth, found, key, stored?.refreshToken ? stored : held);
+  }
+
+  #due(tokens: StoredTokens): boolean {
+    return tokens.refreshAt !== undefined && tokens.refreshAt <= Date.now();
+  }
+
+  async #load(key: string): Promise<StoredTokens | undefined> {
+    const stored = await this.#options.store.get(key);
+    if (stored?.kind !== 'tokens') return undefined;
+    this.#context.secrets.add(stored.accessToken);
+    if (stored.refreshToken) this.#context.secrets.add(stored.refreshToken);
+    return stored;
+  }
+
+  async #save(key: string, found: Discovered, tokens: IssuedTokens, scope: string): Promise<void> {
+    const stored: StoredTokens = {
+      kind: 'tokens',
+      issuer: found.issuer,
+      accessToken: tokens.accessToken,
+      tokenType: tokens.tokenType,
+      ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+      ...(tokens.expiresIn !== undefined ? { refreshAt: refreshAt(tokens.expiresIn, Date.now()) } : {}),
+      ...(scope ? { scope } : {}),
+    };
+    this.#tokens = stored;
+    await this.#options.store.set(key, stored);
+  }
+
+  #fail(error: unknown): unknown {
+    if (error instanceof AuthError)
+      this.#emit({ event: 'failed', step: error.step, error: error.error, message: error.message });
+    return error;
+  }
+
+  #emit(payload: Record<string, unknown>): void {
+    const event = { server: this.#context.server, ...payload };
+    if (channels.auth.hasSubscribers) channels.auth.publish(event);
+    debug('%s: auth %s %s', this.#context.server ?? 'http', payload.event, JSON.stringify(payload));
+  }
+
+  toJSON(): string {
+    return `[OAuthProvider: ${this.#endpoint.origin}]`;
+  }
+}
+
+/** What `sendWithAuthorization` needs of an answer. */
+export interface ChallengeableResponse {
+  readonly status: number;
+  readonly wwwAuthenticate: string | readonly string[] | undefined;
+  /** Drops the body before a retry. */
+  discard?(): void;
+}
+
+/**
+ * Sends one request with the provider's header, and on a challenge lets the provider act and
+ * sends it again, at most MAX_AUTH_ATTEMPTS times. The transport's whole use of authorization.
+ */
+export async function sendWithAuthorization<R extends ChallengeableResponse>(
+  provider: AuthProvider,
+  send: (authorization: string | undefined) => Promise<R>,
+  protocolVersion?: string,
+): Promise<R> {
+  for (let attempt = 0; ; attempt++) {
+    const authorization = await provider.authorizationHeader();
+    const response = await send(authorization);
+    if (response.status !== 401 && response.status !== 403) return response;
+    const verdict = await provider.onChallenge({
+      status: response.status,
+      wwwAuthenticate: response.wwwAuthenticate,
+      sentAuthorization: authorization,
+      attempt,
+      ...(protocolVersion ? { protocolVersion } : {}),
+    });
+    if (verdict === 'pass') return response;
+    response.discard?.();
+  }
+}

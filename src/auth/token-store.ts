@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Tokens for one resource from one authorization server (`key`: `tokens <issuer> <resource>`). */
+export interface StoredTokens {
+  readonly kind: 'tokens';
+  readonly issuer: string;
+  readonly accessToken: string;
+  readonly tokenType: string;
+  readonly refreshToken?: string;
+  /** Epoch ms after which the access token is refreshed before use. */
+  readonly refreshAt?: number;
+  /** The scopes asked for (space-separated), kept for step-up. */
+  readonly scope?: string;
+}
+
+/** A client registered with one authorization server (`key`: `client <issuer>`). */
+export interface StoredClient {
+  readonly kind: 'client';
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  readonly tokenEndpointAuthMethod: string;
+  readonly redirectUris: readonly string[];
+}
+
+export type StoredAuth = StoredTokens | StoredClient;
+
+/**
+ * Where OAuth state is kept, keyed per authorization server (`issuer`) and resource, so that
+ * nothing one server issued is ever offered to another. Values are plain JSON.
+ */
+export interface TokenStore {
+  get(key: string): Promise<StoredAuth | undefined>;
+  set(key: string, value: StoredAuth): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+export function tokensKey(issuer: string, resource: string): string {
+  return `tokens ${issuer} ${resource}`;
+}
+
+export function clientKey(issuer: string): string {
+  return `client ${issuer}`;
+}
+
+/** The default store: this process's memory, gone when it exits. */
+export class MemoryTokenStore implements TokenStore {
+  readonly #entries = new Map<string, StoredAuth>();
+
+  async get(key: string): Promise<StoredAuth | undefined> {
+    return this.#entries.get(key);
+  }
+
+  async set(key: string, value: StoredAuth): Promise<void> {
+    this.#entries.set(key, value);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.#entries.delete(key);
+  }
+
+  toJSON(): string {
+    return `[MemoryTokenStore: ${this.#entries.size} entries]`;
+  }
+}
+
+interface FileContents {
+  readonly version: 1;
+  readonly entries: Record<string, StoredAuth>;
+}
+
+/**
+ * Keeps OAuth state in one JSON file readable and writable by its owner only (mode 0600, in a
+ * directory created 0700). Every write replaces the file atomically (a temporary file in the same
+ * directory, flushed, then renamed), so a crash never leaves half a file, and every read goes to
+ * the file, so several clients or processes sharing it see each other's tokens.
+ */
+export class FileTokenStore implements TokenStore {
+  readonly path: string;
+  #writes: Promise<unknown> = Promise.resolve();
+
+  constructor(file: string) {
+    if (typeof file !== 'string' || !path.isAbsolute(file)) {
+      throw new TypeError(`FileTokenStore needs an absolute file path, got ${JSON.stringify(file)}`);
+    }
+    this.path = file;
+  }
+
+  async get(key: string): Promise<StoredAuth | undefined> {
+    await this.#writes;
+    return (await this.#read()).entries[key];
+  }
+
+  set(key: string, value: StoredAuth): Promise<void> {
+    return this.#update((entries) => {
+      entries[key] = value;
+    });
+  }
+
+  delete(key: string): Promise<void> {
+    return this.#update((entries) => {
+      delete entries[key];
+    });
+  }
+
+  #update(change: (entries: Record<string, StoredAuth>) => void): Promise<void> {
+    const next = this.#writes.then(async () => {
+      const entries = { ...(await this.#read()).entries };
+      change(entries);
+      await this.#write({ version: 1, entries });
+    });
+    this.#writes = next.catch(() => {});
+    return next;
+  }
+
+  async #read(): Promise<FileContents> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, entries: {} };
+      throw error;
+    }
+    const parsed = JSON.parse(text) as Partial<FileContents>;
+    if (parsed?.version !== 1 || typeof parsed.entries !== 'object' || parsed.entries === null) {
+      throw new Error(`${this.path} is not a conduit-mcp token file (version 1); move it away or delete it`);
+    }
+    return { version: 1, entries: parsed.entries };
+  }
+
+  async #write(contents: FileContents): Promise<void> {
+    const directory = path.dirname(this.path);
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+    const temporary = path.join(
+      directory,
+      `.${path.basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`,
+    );
+    const handle = await open(temporary, 'wx', 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(contents, null, 2)}\n`);
+      await handle.chmod(0o600); // whatever the umask said
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await handle.close();
+    await rename(temporary, this.path);
+  }
+
+  toJSON(): string {
+    return `[FileTokenStore: ${this.path}]`;
+  }
+}
