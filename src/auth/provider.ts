@@ -96,7 +96,7 @@ export class OAuthProvider implements AuthProvider {
           'authorization',
           input.status === 401
             ? `the server still answers 401 after ${input.attempt} authorizations; check that it accepts tokens from its own authorization server`
-            : `the server still answers 403 insufficient_scope${challenge?.scope ? ` (it asks for ${challenge.scope.join(' ')})` : ''} after ${input.attempt} step-ups; the authorization server does not grant those scopes to this client`,
+            : `the server still answers 403 insufficient_scope${challenge?.scope ? ` (it asks for ${challenge.scope.join(' ')})` : ''} after ${input.attempt} authorization attempts; the authorization server does not grant those scopes to this client`,
           {
             server: this.#context.server,
             status: input.status,
@@ -134,7 +134,8 @@ export class OAuthProvider implements AuthProvider {
       const scopes = unionScopes(splitScopes(stored?.scope ?? this.#tokens?.scope), challenge?.scope ?? []);
       const counted = scopes.slice().sort().join(' ');
       const done = this.#stepUps.get(counted) ?? 0;
-      if (done >= MAX_AUTH_ATTEMPTS) {
+      // With the authorization that got the first token, that is MAX_AUTH_ATTEMPTS for these scopes.
+      if (done >= MAX_AUTH_ATTEMPTS - 1) {
         throw this.#fail(
           new AuthError(
             'authorization',
