@@ -80,8 +80,12 @@ test('on every error path, the Secret is in no error, event payload or diagnosti
     `${done.length} paths, ${seen.length} things rendered, channels: ${[...published].map(([name, n]) => `${name} ${n}`).join(', ')}`,
   );
   assert.equal(done.length, 10);
-  // Each channel carried something, so each payload kind was checked.
-  for (const name of names) assert.ok(published.has(name), `nothing was published on ${name}`);
+  // Each channel carried something, so each payload kind was checked. The auth channel's paths
+  // need an authorization server: test/reliability/auth-secrets.test.ts checks that one.
+  for (const name of names) {
+    if (name === 'conduit-mcp:auth') continue;
+    assert.ok(published.has(name), `nothing was published on ${name}`);
+  }
   const rejections = seen.filter(({ label }) => label.endsWith('rejection'));
   assert.ok(rejections.length >= 15, `${rejections.length} rejections`);
   for (const { label, text } of seen) {
