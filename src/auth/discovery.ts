@@ -1,5 +1,6 @@
 import type { AuthorizationServer } from 'oauth4webapi';
 import { AuthError } from '../errors.js';
+import { NO_RESOURCE_METADATA_VERSION } from '../protocol/versions.js';
 import type { BearerChallenge } from './challenge.js';
 import {
   type AuthContext,
@@ -222,7 +223,7 @@ async function discoverLegacy(
   const base = endpoint.origin;
   const url = new URL('/.well-known/oauth-authorization-server', base);
   const response = await fetchDocument(url, 'discovery', context, {
-    headers: { 'mcp-protocol-version': protocolVersion ?? '2025-03-26' },
+    headers: { 'mcp-protocol-version': protocolVersion ?? NO_RESOURCE_METADATA_VERSION },
   });
   const resource = canonicalResource(endpoint);
   if (response.status === 200) {

@@ -10,6 +10,9 @@ export const MODERN_VERSIONS = ['2026-07-28'] as const;
 /** Legacy versions we implement, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 
+/** The revision whose servers have no protected resource metadata (authorization at the origin's defaults). */
+export const NO_RESOURCE_METADATA_VERSION = '2025-03-26';
+
 export const LATEST_MODERN_VERSION = MODERN_VERSIONS[0];
 export const LATEST_LEGACY_VERSION = LEGACY_VERSIONS[0];
 
