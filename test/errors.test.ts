@@ -4,6 +4,7 @@ import { inspect } from 'node:util';
 import * as errors from '../src/errors.js';
 import {
   AbortError,
+  AuthError,
   CapabilityError,
   ClientClosedError,
   ConduitError,
@@ -51,6 +52,7 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
     HttpError,
     'CONDUIT_HTTP',
   ],
+  [new AuthError('token', 'refused', { error: 'invalid_grant' }), AuthError, 'CONDUIT_AUTH'],
 ];
 
 describe('every error class', () => {

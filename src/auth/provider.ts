@@ -330,13 +330,19 @@ export async function sendWithAuthorization<R extends ChallengeableResponse>(
     const authorization = await provider.authorizationHeader();
     const response = await send(authorization);
     if (response.status !== 401 && response.status !== 403) return response;
-    const verdict = await provider.onChallenge({
-      status: response.status,
-      wwwAuthenticate: response.wwwAuthenticate,
-      sentAuthorization: authorization,
-      attempt,
-      ...(protocolVersion ? { protocolVersion } : {}),
-    });
+    let verdict: 'retry' | 'pass';
+    try {
+      verdict = await provider.onChallenge({
+        status: response.status,
+        wwwAuthenticate: response.wwwAuthenticate,
+        sentAuthorization: authorization,
+        attempt,
+        ...(protocolVersion ? { protocolVersion } : {}),
+      });
+    } catch (error) {
+      response.discard?.();
+      throw error;
+    }
     if (verdict === 'pass') return response;
     response.discard?.();
   }

@@ -1,6 +1,7 @@
 import { channels, debug } from '../diagnostics.js';
 import {
   AbortError,
+  AuthError,
   ClientClosedError,
   ConfigError,
   ConnectionClosedError,
@@ -69,7 +70,9 @@ export function isPermanentFailure(error: unknown): boolean {
   return (
     (error instanceof SpawnError && !error.retryable) ||
     error instanceof ConfigError ||
-    error instanceof UnsupportedProtocolVersionError
+    error instanceof UnsupportedProtocolVersionError ||
+    // A failed OAuth flow is not healed by connecting again, which would only ask the user again.
+    error instanceof AuthError
   );
 }
 

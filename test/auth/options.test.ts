@@ -105,3 +105,9 @@ test('oauth4webapi is loaded only when auth runs: no module of src imports it at
     'index.ts must not pull the flow in',
   );
 });
+
+test('a failed OAuth flow is a permanent failure: the supervisor does not connect again (and ask the user again)', async () => {
+  const { isPermanentFailure } = await import('../../src/client/supervisor.js');
+  const { AuthError } = await import('../../src/index.js');
+  assert.equal(isPermanentFailure(new AuthError('authorization', 'refused')), true);
+});
