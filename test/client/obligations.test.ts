@@ -38,10 +38,10 @@ describe('era detection', () => {
     await assert.rejects(
       client.connect(),
       (error: unknown) =>
-        error instanceof ProtocolError &&
-        /legacy-only server/.test(error.message) &&
-        /protocol: 'auto'/.test(error.message) &&
-        (error.cause as McpError).code === -32601,
+        error instanceof UnsupportedProtocolVersionError &&
+        /speaks only the legacy era/.test(error.message) &&
+        /-32601/.test(error.message) &&
+        /use protocol: 'auto' or 'legacy'/.test(error.message),
     );
     assert.equal(servers[0]!.requests('server/discover').length, 1);
     assert.equal(servers[0]!.requests('initialize').length, 0);

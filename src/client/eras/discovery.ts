@@ -260,12 +260,6 @@ async function modernByDiscover(
       if (outcome.kind === 'retry-modern' && version === LATEST_MODERN_VERSION) {
         return followOutcome(connection, context, options, outcome, true);
       }
-      if (outcome.kind === 'legacy') {
-        throw new ProtocolError(
-          `protocol is 'modern' but the server answered server/discover with error ${error.code} (${error.message}): it looks like a legacy-only server; use protocol: 'auto' (or 'legacy') to speak ${LATEST_LEGACY_VERSION} with it`,
-          { server: context.name, cause: error },
-        );
-      }
     }
     throw error;
   }
