@@ -104,9 +104,9 @@ export class PoolMember {
     this.#setup = setup;
     this.name = setup.name;
     this.#state = setup.disabled ? 'disabled' : 'idle';
-    if (setup.options !== undefined && setup.error === undefined) {
+    if (setup.options !== undefined && setup.error === undefined && !setup.disabled) {
       try {
-        this.#client = this.#create(setup.options);
+        this.#create(setup.options);
       } catch (error) {
         this.#error = error as Error;
       }
@@ -204,6 +204,7 @@ export class PoolMember {
 
   #create(options: ClientOptions): Client {
     const client = new Client(options);
+    this.#client = client;
     const emit = this.#setup.emit;
     const server = this.name;
     client.on('ready', (event) => {
