@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: config files write ${VAR} literally
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -78,20 +79,29 @@ describe('formats', () => {
 
   test('${input:} without a callback is refused, naming file, server and key', () => {
     const config = parseConfig(
-      JSON.stringify({ inputs: [{ id: 'pat' }], servers: { gh: { command: 'x', env: { T: '${input:pat}' } } } }),
+      JSON.stringify({
+        inputs: [{ id: 'pat' }],
+        servers: { gh: { command: 'x', env: { T: '${input:pat}' } } },
+      }),
       'mcp.json',
       { env },
     );
     const error = config.servers[0]!.error;
     assert.ok(error instanceof ConfigError);
     assert.equal(error.key, 'servers.gh.env.T');
-    assert.match(error.message, /^mcp\.json: servers\.gh\.env\.T: \$\{input:pat\} needs a value from the host/);
+    assert.match(
+      error.message,
+      /^mcp\.json: servers\.gh\.env\.T: \$\{input:pat\} needs a value from the host/,
+    );
     const undeclared = parseConfig(
       JSON.stringify({ inputs: [], servers: { gh: { command: 'x', args: ['${input:nope}'] } } }),
       'mcp.json',
       { env, input: () => 'v' },
     );
-    assert.match(undeclared.servers[0]!.error!.message, /servers\.gh\.args\[0\]: \$\{input:nope\} is not declared in "inputs"/);
+    assert.match(
+      undeclared.servers[0]!.error!.message,
+      /servers\.gh\.args\[0\]: \$\{input:nope\} is not declared in "inputs"/,
+    );
   });
 });
 
@@ -102,7 +112,14 @@ describe('variables', () => {
         mcpServers: {
           s: {
             command: '${HOME_DIR}/bin/server',
-            args: ['${env:TOKEN}', '${TOKEN:-fallback}', '${UNSET_VAR:-fallback}', '${EMPTY:-was-empty}', '${userHome}', '${workspaceFolder}/x'],
+            args: [
+              '${env:TOKEN}',
+              '${TOKEN:-fallback}',
+              '${UNSET_VAR:-fallback}',
+              '${EMPTY:-was-empty}',
+              '${userHome}',
+              '${workspaceFolder}/x',
+            ],
             env: { K: 'pre-${TOKEN}-post' },
           },
         },
@@ -112,13 +129,22 @@ describe('variables', () => {
     assert.equal(spec.type, 'stdio');
     if (spec.type !== 'stdio') return;
     assert.equal(spec.command, '/home/u/bin/server');
-    assert.deepEqual(spec.args, ['tok-123', 'tok-123', 'fallback', 'was-empty', homedir(), '/work/project/x']);
+    assert.deepEqual(spec.args, [
+      'tok-123',
+      'tok-123',
+      'fallback',
+      'was-empty',
+      homedir(),
+      '/work/project/x',
+    ]);
     assert.ok(isSecret(spec.env.K));
   });
 
   test('an unset variable with no default is an error naming server and key, never an empty string', () => {
     const config = parseConfig(
-      JSON.stringify({ mcpServers: { ok: { command: 'a' }, bad: { command: 'a', env: { GITHUB: '${GITHUB_TOKEN}' } } } }),
+      JSON.stringify({
+        mcpServers: { ok: { command: 'a' }, bad: { command: 'a', env: { GITHUB: '${GITHUB_TOKEN}' } } },
+      }),
       '/p/mcp.json',
       { env },
     );
@@ -129,7 +155,9 @@ describe('variables', () => {
       error.message,
       '/p/mcp.json: mcpServers.bad.env.GITHUB: the environment variable GITHUB_TOKEN is not set and ${GITHUB_TOKEN} has no default; set it, or write ${GITHUB_TOKEN:-default}',
     );
-    const url = parseConfig(JSON.stringify({ mcpServers: { r: { url: 'https://${HOST}/mcp' } } }), 'm.json', { env });
+    const url = parseConfig(JSON.stringify({ mcpServers: { r: { url: 'https://${HOST}/mcp' } } }), 'm.json', {
+      env,
+    });
     assert.equal(url.servers[0]!.error!.key, 'mcpServers.r.url');
   });
 });
@@ -141,7 +169,12 @@ describe('entries', () => {
     const file = path.join(directory, 'mcp.json');
     writeFileSync(
       file,
-      JSON.stringify({ servers: { s: { command: 'x', envFile: '${workspaceFolder}/.env', env: { C: 'from-env' }, cwd: 'sub' }, off: { command: 'y', disabled: true } } }),
+      JSON.stringify({
+        servers: {
+          s: { command: 'x', envFile: '${workspaceFolder}/.env', env: { C: 'from-env' }, cwd: 'sub' },
+          off: { command: 'y', disabled: true },
+        },
+      }),
     );
     const config = loadConfigFile(file, { env });
     const spec = await config.servers[0]!.transport();
@@ -150,13 +183,24 @@ describe('entries', () => {
     assert.deepEqual(Object.keys(spec.env).sort(), ['A', 'B', 'C']);
     assert.equal(spec.cwd, path.join(directory, 'sub'));
     assert.equal(config.servers[1]!.disabled, true);
-    const missing = parseConfig(JSON.stringify({ servers: { s: { command: 'x', envFile: './nope.env' } } }), file, { env });
+    const missing = parseConfig(
+      JSON.stringify({ servers: { s: { command: 'x', envFile: './nope.env' } } }),
+      file,
+      { env },
+    );
     assert.match(missing.servers[0]!.error!.message, /servers\.s\.envFile: cannot read .*nope\.env/);
   });
 
   test('unknown keys are reported as warnings with a suggestion; wrong types are errors naming the key', () => {
     const config = parseConfig(
-      JSON.stringify({ mcpServers: { s: { command: 'x', arg: [], autoApprove: [] }, t: { command: 'x', args: 'a b' }, u: { type: 'websocket', url: 'x' }, v: {} } }),
+      JSON.stringify({
+        mcpServers: {
+          s: { command: 'x', arg: [], autoApprove: [] },
+          t: { command: 'x', args: 'a b' },
+          u: { type: 'websocket', url: 'x' },
+          v: {},
+        },
+      }),
       'mcp.json',
       { env },
     );
@@ -165,16 +209,34 @@ describe('entries', () => {
       'mcp.json: mcpServers.s.autoApprove is not a setting conduit-mcp uses (ignored); the options are type, command, args, env, envFile, cwd, url, serverUrl, headers, disabled',
     ]);
     assert.equal(config.servers[0]!.error, undefined);
-    assert.equal(config.servers[1]!.error!.message, 'mcp.json: mcpServers.t.args: must be an array of strings, got "a b"');
-    assert.match(config.servers[2]!.error!.message, /mcpServers\.u\.type: must be "stdio", "http", "streamable-http" or "sse"/);
+    assert.equal(
+      config.servers[1]!.error!.message,
+      'mcp.json: mcpServers.t.args: must be an array of strings, got "a b"',
+    );
+    assert.match(
+      config.servers[2]!.error!.message,
+      /mcpServers\.u\.type: must be "stdio", "http", "streamable-http" or "sse"/,
+    );
     assert.match(config.servers[3]!.error!.message, /mcpServers\.v\.command: is required/);
   });
 
   test('what spoils the whole file throws, naming the file and the place', () => {
-    assert.throws(() => parseConfig('{\n "mcpServers": {\n  "a": 1\n  "b": 2 } }', 'bad.json'), /^ConfigError: bad\.json: not valid JSON: .* at line 4, column 3$/);
-    assert.throws(() => parseConfig('{"servers": [], "x": 1}', 'v.json'), /v\.json: servers must be an object of servers, got an array/);
+    assert.throws(
+      () => parseConfig('{\n "mcpServers": {\n  "a": 1\n  "b": 2 } }', 'bad.json'),
+      /^ConfigError: bad\.json: not valid JSON: .* at line 4, column 3$/,
+    );
+    assert.throws(
+      () => parseConfig('{"servers": [], "x": 1}', 'v.json'),
+      /v\.json: servers must be an object of servers, got an array/,
+    );
     assert.throws(() => parseConfig('{"other": {}}', 'o.json'), /o\.json: has no "mcpServers"/);
-    assert.throws(() => parseConfig('{"servers": {}, "mcpServers": {}}', 'b.json'), /has both "mcpServers" and "servers"/);
-    assert.throws(() => loadConfigFile('/nonexistent/mcp.json'), /\/nonexistent\/mcp\.json: cannot read the file/);
+    assert.throws(
+      () => parseConfig('{"servers": {}, "mcpServers": {}}', 'b.json'),
+      /has both "mcpServers" and "servers"/,
+    );
+    assert.throws(
+      () => loadConfigFile('/nonexistent/mcp.json'),
+      /\/nonexistent\/mcp\.json: cannot read the file/,
+    );
   });
 });

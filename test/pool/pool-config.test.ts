@@ -1,8 +1,9 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: config files write ${VAR} literally
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ClientPool, ServerUnavailableError, type ServerStatus } from '../../src/index.js';
+import { ClientPool, type ServerStatus, ServerUnavailableError } from '../../src/index.js';
 import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { textOf } from '../helpers/wait.js';
@@ -21,7 +22,11 @@ async function step(name: string, run: () => Promise<void>): Promise<void> {
 }
 
 const LONG = 'a'.repeat(100);
-const named = (tools: string[], ...extra: string[]) => [fixture('named-tools.mjs'), JSON.stringify(tools), ...extra];
+const named = (tools: string[], ...extra: string[]) => [
+  fixture('named-tools.mjs'),
+  JSON.stringify(tools),
+  ...extra,
+];
 
 function writeConfig(): string {
   const directory = temporaryDirectory();
@@ -31,7 +36,11 @@ function writeConfig(): string {
     inputs: [{ id: 'label', type: 'promptString', description: 'A label' }],
     mcpServers: {
       everything: { command: node, args: [published('server-everything'), 'stdio'] },
-      memory: { command: node, args: [published('server-memory')], env: { MEMORY_FILE_PATH: path.join(directory, 'memory.jsonl') } },
+      memory: {
+        command: node,
+        args: [published('server-memory')],
+        env: { MEMORY_FILE_PATH: path.join(directory, 'memory.jsonl') },
+      },
       filesystem: { command: node, args: [published('server-filesystem'), directory] },
       left: { command: node, args: named(['echo', 'files.read', 'list files', LONG]) },
       right: { command: node, args: named(['echo', '${POOL_TOOL:-from-default}']) },
@@ -64,91 +73,118 @@ test('a pool from a config file: published and fixture servers, each state, one 
   pool.on('serverError', (event) => errors.push(event));
   t.after(() => pool.close());
 
-  await step('connect() starts them all at once; each is ready, failed or disabled, none holds the others', async () => {
-    const started = Date.now();
-    await pool.connect();
-    assert.ok(Date.now() - started < 30_000);
-    const states = Object.fromEntries(pool.status().map((s: ServerStatus) => [s.name, s.state]));
-    assert.deepEqual(states, {
-      everything: 'ready',
-      memory: 'ready',
-      filesystem: 'ready',
-      left: 'ready',
-      right: 'ready',
-      asked: 'ready',
-      crashAtStart: 'failed',
-      ignoresEof: 'ready',
-      off: 'disabled',
-      remote: 'failed',
-    });
-    const crash = pool.status().find((s) => s.name === 'crashAtStart')!;
-    assert.match(crash.error!.message, /exited with status 3/);
-    const remote = pool.status().find((s) => s.name === 'remote')!;
-    assert.match(remote.error!.message, /transport\.type/, 'the Client refuses HTTP until the HTTP transport lands');
-    assert.equal(remote.url, 'http://127.0.0.1:9/mcp');
-    assert.ok(errors.some((e) => e.server === 'crashAtStart'));
-    assert.ok(errors.some((e) => e.server === 'remote'));
-    assert.deepEqual(asked, ['label']);
-    assert.equal(pool.get('off'), undefined);
-  });
+  await step(
+    'connect() starts them all at once; each is ready, failed or disabled, none holds the others',
+    async () => {
+      const started = Date.now();
+      await pool.connect();
+      assert.ok(Date.now() - started < 30_000);
+      const states = Object.fromEntries(pool.status().map((s: ServerStatus) => [s.name, s.state]));
+      assert.deepEqual(states, {
+        everything: 'ready',
+        memory: 'ready',
+        filesystem: 'ready',
+        left: 'ready',
+        right: 'ready',
+        asked: 'ready',
+        crashAtStart: 'failed',
+        ignoresEof: 'ready',
+        off: 'disabled',
+        remote: 'failed',
+      });
+      const crash = pool.status().find((s) => s.name === 'crashAtStart')!;
+      assert.match(crash.error!.message, /exited with status 3/);
+      const remote = pool.status().find((s) => s.name === 'remote')!;
+      assert.match(
+        remote.error!.message,
+        /transport\.type/,
+        'the Client refuses HTTP until the HTTP transport lands',
+      );
+      assert.equal(remote.url, 'http://127.0.0.1:9/mcp');
+      assert.ok(errors.some((e) => e.server === 'crashAtStart'));
+      assert.ok(errors.some((e) => e.server === 'remote'));
+      assert.deepEqual(asked, ['label']);
+      assert.equal(pool.get('off'), undefined);
+    },
+  );
 
-  await step('one namespace: model-safe names, originals kept, resolve() maps back, calls routed', async () => {
-    const { tools } = await pool.listTools();
-    for (const tool of tools) assert.match(tool.name, MODEL_SAFE, tool.name);
-    const names = tools.map((tool) => tool.name);
-    assert.equal(new Set(names).size, names.length);
-    assert.ok(names.includes('left__echo') && names.includes('right__echo'), 'the same tool on two servers');
-    assert.ok(names.includes('left__files_read') && names.includes('left__list_files'));
-    assert.ok(names.includes('right__from-default'), '${VAR:-default} with the variable unset');
-    assert.ok(names.includes('asked__from-input'));
-    const long = tools.find((tool) => tool.originalName === LONG)!;
-    assert.equal(long.name.length, 64);
-    assert.match(long.name, /^left__a+_[0-9a-f]{8}$/);
-    assert.deepEqual(pool.resolve(long.name), { kind: 'tool', server: 'left', originalName: LONG });
-    assert.ok(tools.some((tool) => tool.server === 'everything' && tool.originalName === 'echo'));
-    assert.ok(tools.some((tool) => tool.server === 'memory'));
-    assert.ok(tools.some((tool) => tool.server === 'filesystem'));
-    assert.equal(tools.filter((tool) => tool.server === 'crashAtStart').length, 0);
+  await step(
+    'one namespace: model-safe names, originals kept, resolve() maps back, calls routed',
+    async () => {
+      const { tools } = await pool.listTools();
+      for (const tool of tools) assert.match(tool.name, MODEL_SAFE, tool.name);
+      const names = tools.map((tool) => tool.name);
+      assert.equal(new Set(names).size, names.length);
+      assert.ok(
+        names.includes('left__echo') && names.includes('right__echo'),
+        'the same tool on two servers',
+      );
+      assert.ok(names.includes('left__files_read') && names.includes('left__list_files'));
+      assert.ok(names.includes('right__from-default'), '${VAR:-default} with the variable unset');
+      assert.ok(names.includes('asked__from-input'));
+      const long = tools.find((tool) => tool.originalName === LONG)!;
+      assert.equal(long.name.length, 64);
+      assert.match(long.name, /^left__a+_[0-9a-f]{8}$/);
+      assert.deepEqual(pool.resolve(long.name), { kind: 'tool', server: 'left', originalName: LONG });
+      assert.ok(tools.some((tool) => tool.server === 'everything' && tool.originalName === 'echo'));
+      assert.ok(tools.some((tool) => tool.server === 'memory'));
+      assert.ok(tools.some((tool) => tool.server === 'filesystem'));
+      assert.equal(tools.filter((tool) => tool.server === 'crashAtStart').length, 0);
 
-    assert.match(textOf(await pool.callTool({ name: 'left__files_read' })), /^files\.read \d+$/);
-    assert.match(textOf(await pool.callTool({ name: long.name })), new RegExp(`^${LONG} `));
-    assert.match(
-      textOf(await pool.callTool({ name: 'everything__echo', arguments: { message: 'hi pool' } })),
-      /hi pool/,
-    );
-    const listed = await pool.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} });
-    assert.match(textOf(listed), new RegExp(path.basename(path.dirname(file))));
-    const status = pool.status().find((s) => s.name === 'left')!;
-    assert.equal(status.toolCount, 4);
-    assert.equal(status.era, 'legacy');
-    assert.ok(typeof status.pid === 'number');
-  });
+      assert.match(textOf(await pool.callTool({ name: 'left__files_read' })), /^files\.read \d+$/);
+      assert.match(textOf(await pool.callTool({ name: long.name })), new RegExp(`^${LONG} `));
+      assert.match(
+        textOf(await pool.callTool({ name: 'everything__echo', arguments: { message: 'hi pool' } })),
+        /hi pool/,
+      );
+      const listed = await pool.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} });
+      assert.match(textOf(listed), new RegExp(path.basename(path.dirname(file))));
+      const status = pool.status().find((s) => s.name === 'left')!;
+      assert.equal(status.toolCount, 4);
+      assert.equal(status.era, 'legacy');
+      assert.ok(typeof status.pid === 'number');
+    },
+  );
 
-  await step('the same config always gives the same names; ${VAR:-default} takes a set variable', async () => {
-    const again = open({ POOL_TOOL: 'from-env' });
-    try {
-      await again.connect();
-      const first = (await pool.listTools()).tools.map((t) => t.name).filter((n) => !n.startsWith('right__'));
-      const second = (await again.listTools()).tools.map((t) => t.name);
-      assert.deepEqual(second.filter((n) => !n.startsWith('right__')), first);
-      assert.ok(second.includes('right__from-env'));
-    } finally {
-      await again.close();
-    }
-  });
+  await step(
+    'the same config always gives the same names; ${VAR:-default} takes a set variable',
+    async () => {
+      const again = open({ POOL_TOOL: 'from-env' });
+      try {
+        await again.connect();
+        const first = (await pool.listTools()).tools
+          .map((t) => t.name)
+          .filter((n) => !n.startsWith('right__'));
+        const second = (await again.listTools()).tools.map((t) => t.name);
+        assert.deepEqual(
+          second.filter((n) => !n.startsWith('right__')),
+          first,
+        );
+        assert.ok(second.includes('right__from-env'));
+      } finally {
+        await again.close();
+      }
+    },
+  );
 
-  await step('calls to a failed or disabled server reject at once, with its last error as cause', async () => {
-    const tools = (await pool.listTools()).tools;
-    assert.ok(tools.length > 10);
-    await assert.rejects(pool.callTool({ name: 'crashAtStart__echo' }), { name: 'UnknownNameError' });
-    await assert.rejects(pool.readResource({ uri: 'file:///x', server: 'crashAtStart' }), (error: unknown) => {
-      assert.ok(error instanceof ServerUnavailableError);
-      assert.equal(error.state, 'failed');
-      assert.match((error.cause as Error).message, /exited with status 3/);
-      return true;
-    });
-    await assert.rejects(pool.readResource({ uri: 'file:///x', server: 'off' }), /disabled in its config/);
-  });
+  await step(
+    'calls to a failed or disabled server reject at once, with its last error as cause',
+    async () => {
+      const tools = (await pool.listTools()).tools;
+      assert.ok(tools.length > 10);
+      await assert.rejects(pool.callTool({ name: 'crashAtStart__echo' }), { name: 'UnknownNameError' });
+      await assert.rejects(
+        pool.readResource({ uri: 'file:///x', server: 'crashAtStart' }),
+        (error: unknown) => {
+          assert.ok(error instanceof ServerUnavailableError);
+          assert.equal(error.state, 'failed');
+          assert.match((error.cause as Error).message, /exited with status 3/);
+          return true;
+        },
+      );
+      await assert.rejects(pool.readResource({ uri: 'file:///x', server: 'off' }), /disabled in its config/);
+    },
+  );
 
   await step('close() closes every server, the one that ignores EOF too', async () => {
     const pids = pool.status().flatMap((s) => (s.pid ? [s.pid] : []));
