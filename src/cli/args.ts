@@ -3,7 +3,16 @@ import { parseArgs } from 'node:util';
 /** A mistake in how the command was called: printed with the usage, exit code 2. */
 export class UsageProblem extends Error {}
 
-export const COMMANDS = ['inspect', 'tools', 'resources', 'prompts', 'call', 'read', 'prompt'] as const;
+export const COMMANDS = [
+  'inspect',
+  'tools',
+  'resources',
+  'prompts',
+  'call',
+  'read',
+  'prompt',
+  'servers',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface CliArguments {
@@ -29,6 +38,7 @@ export interface CliArguments {
 
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] --config <file> --server <name>
+       conduit-mcp servers|tools --config <file>     every server of the file, started in parallel
 
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
@@ -36,6 +46,7 @@ Commands:
   call <tool>             call a tool (--arg key=value ..., or --args '{"key":1}')
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
+  servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
 
 Options:
   --config <file> --server <name>   take the server from an mcpServers JSON file
@@ -104,7 +115,17 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js`,
     );
   }
-  if ((values.config === undefined) !== (values.server === undefined)) {
+  // servers, and tools without --server, take the whole file.
+  const wholeFile = command === 'servers' || (command === 'tools' && values.server === undefined);
+  if (command === 'servers' && (values.config === undefined || values.server !== undefined)) {
+    throw new UsageProblem(
+      'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json',
+    );
+  }
+  if (
+    !(wholeFile && values.config !== undefined) &&
+    (values.config === undefined) !== (values.server === undefined)
+  ) {
     throw new UsageProblem('--config and --server go together: --config <file> --server <name>');
   }
   if (values.config !== undefined && serverCommand.length > 0) {

@@ -18,6 +18,7 @@ import {
 } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
 import { transportFromArguments } from './config.js';
+import { runPoolCommand, usesPool } from './pool-commands.js';
 import {
   promptsTable,
   renderPrompt,
@@ -137,9 +138,10 @@ export async function runCommand(cli: CliArguments, output: Output): Promise<num
   if (protocol !== 'auto' && protocol !== 'modern' && protocol !== 'legacy') {
     throw new UsageProblem(`--protocol takes auto, modern or legacy, got ${JSON.stringify(protocol)}`);
   }
+  if (usesPool(cli)) return runPoolCommand(cli, output);
   const client = new Client({
     name: cli.server ?? 'server',
-    transport: { type: 'stdio', ...transportFromArguments(cli) },
+    transport: await transportFromArguments(cli, output.err),
     protocol: protocol as ProtocolMode,
     requestTimeout: cli.timeout ?? 60_000,
     reconnect: { maxReconnects: 0 },
@@ -229,6 +231,8 @@ async function dispatch(client: Client, cli: CliArguments, output: Output): Prom
       print(() => renderResource(result), result);
       return EXIT.ok;
     }
+    case 'servers':
+      throw new UsageProblem('servers takes --config <file>');
     case 'prompt': {
       const result = await client.getPrompt({ name: cli.target!, arguments: Object.fromEntries(cli.args) });
       print(() => renderPrompt(result), result);
