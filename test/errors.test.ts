@@ -13,9 +13,13 @@ import {
   describeCloseReason,
   isConduitError,
   McpError,
+  NameCollisionError,
   ProtocolError,
   RequestTimeoutError,
+  ServerUnavailableError,
   SpawnError,
+  StartTimeoutError,
+  UnknownNameError,
   UnsupportedProtocolVersionError,
   UsageError,
 } from '../src/errors.js';
@@ -45,6 +49,14 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
   ],
   [new UsageError('send() before start()'), UsageError, 'CONDUIT_USAGE'],
   [new ConnectTimeoutError(60_000), ConnectTimeoutError, 'CONDUIT_CONNECT_TIMEOUT'],
+  [
+    new ServerUnavailableError('files', 'failed', 'down'),
+    ServerUnavailableError,
+    'CONDUIT_SERVER_UNAVAILABLE',
+  ],
+  [new StartTimeoutError('files', 1000), StartTimeoutError, 'CONDUIT_START_TIMEOUT'],
+  [new NameCollisionError('x', ['a', 'b'], ['x', 'x'], 'tool'), NameCollisionError, 'CONDUIT_NAME_COLLISION'],
+  [new UnknownNameError('tool', 'x', 'no tool x'), UnknownNameError, 'CONDUIT_UNKNOWN_NAME'],
 ];
 
 describe('every error class', () => {
