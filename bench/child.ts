@@ -5,16 +5,9 @@
 //   node --import tsx bench/child.ts many <client> <count> <count> servers from this one process
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
-import {
-  type BenchConnection,
-  CLIENTS,
-  type ClientId,
-  killStrayServers,
-  statusKiB,
-  strayServers,
-  waitGone,
-} from './clients.js';
-import { collectGarbage } from './stats.js';
+import { type BenchConnection, CLIENTS, type ClientId } from './clients/index.js';
+import { killStrayServers, statusKiB, strayServers, waitGone } from './core/processes.js';
+import { collectGarbage } from './core/stats.js';
 
 const KiB = 1024;
 

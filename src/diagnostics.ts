@@ -14,8 +14,17 @@ export const channels = {
   close: dc.channel('conduit-mcp:transport:close'),
   /** `{ server, pid, reason, bytes }` for each line that is not JSON-RPC and was dropped. */
   junk: dc.channel('conduit-mcp:transport:junk'),
+  /**
+   * `{ server, pid, direction, text }` for each JSON-RPC message, `direction` `'send'` or `'receive'`,
+   * `text` its JSON with every Secret of the server's env redacted (the CLI's `--trace`).
+   */
+  message: dc.channel('conduit-mcp:transport:message'),
   /** `{ server, pid, signal }` for each signal the shutdown sends to the server's process group. */
   signal: dc.channel('conduit-mcp:transport:signal'),
+  /** `{ server, method, url, mcpMethod, status }` for each HTTP response (url: origin and path only). */
+  http: dc.channel('conduit-mcp:transport:http'),
+  /** `{ server, tool, reason }` for each tool left out of tools/list for an invalid x-mcp-header. */
+  toolRejected: dc.channel('conduit-mcp:transport:tool-rejected'),
   /** `{ server, attempt, delay }` before each restart attempt. */
   reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
   /** `{ server, reason }` when the supervisor gives up or the client is closed. */

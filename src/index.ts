@@ -36,6 +36,7 @@ export {
   type FromConfigFileOptions,
   type ResolvedName,
 } from './pool/pool.js';
+export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export type { LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';
 export type {
@@ -48,6 +49,8 @@ export type {
 export type { Era, ProtocolMode } from './protocol/versions.js';
 export { LEGACY_VERSIONS, MODERN_VERSIONS } from './protocol/versions.js';
 export { isSecret, Secret } from './secret.js';
+export { HttpTransport } from './transport/http/http-transport.js';
+export type { HeaderValue, HttpOptions } from './transport/http/options.js';
 export type { EnvValue, StderrOption, StdioOptions } from './transport/stdio/options.js';
 export { type ExitStatus, StdioTransport } from './transport/stdio/stdio-transport.js';
 export type { Transport, TransportEvents } from './transport/transport.js';

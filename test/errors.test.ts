@@ -11,6 +11,7 @@ import {
   ConnectionClosedError,
   ConnectTimeoutError,
   describeCloseReason,
+  HttpError,
   isConduitError,
   McpError,
   NameCollisionError,
@@ -49,6 +50,11 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
   ],
   [new UsageError('send() before start()'), UsageError, 'CONDUIT_USAGE'],
   [new ConnectTimeoutError(60_000), ConnectTimeoutError, 'CONDUIT_CONNECT_TIMEOUT'],
+  [
+    new HttpError('status', 'POST answered HTTP 500', { url: 'https://x/mcp', status: 500 }),
+    HttpError,
+    'CONDUIT_HTTP',
+  ],
   [
     new ServerUnavailableError('files', 'failed', 'down'),
     ServerUnavailableError,
@@ -276,9 +282,22 @@ describe('describeCloseReason', () => {
       { type: 'connect_failed', error: new Error('initialize got no answer within 10 ms') },
       'the connection attempt failed: initialize got no answer within 10 ms',
     ],
+    [
+      { type: 'session_expired', status: 404 },
+      'the server ended the session (HTTP 404 to our MCP-Session-Id)',
+    ],
+    [
+      {
+        type: 'http_error',
+        error: new HttpError('stream_broken', 'GET http://127.0.0.1/mcp: the HTTP+SSE event stream ended', {
+          url: 'http://127.0.0.1/mcp',
+        }),
+      },
+      'GET http://127.0.0.1/mcp: the HTTP+SSE event stream ended',
+    ],
   ];
   for (const [reason, text] of cases) {
-    test(`${reason.type}${'status' in reason ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
+    test(`${reason.type}${reason.type === 'exit_status' ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
       assert.equal(describeCloseReason(reason), text);
     });
   }
@@ -293,6 +312,8 @@ describe('describeCloseReason', () => {
       write_queue_full: true,
       stream_error: true,
       connect_failed: true,
+      session_expired: true,
+      http_error: true,
     };
     assert.deepEqual(new Set(cases.map(([reason]) => reason.type)), new Set(Object.keys(types)));
   });

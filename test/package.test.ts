@@ -87,6 +87,27 @@ console.log(JSON.stringify({
   }).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp inspect failed:\n${error.stderr}`));
   assert.match(inspect.stdout, /conduit-demo/);
   assert.match(inspect.stdout, /countdown/);
+  // A call checks its arguments with the lazily loaded JSON Schema library: a declared dependency.
+  const call = await run(
+    smokeNode,
+    [bin, 'call', 'add', '--arg', 'a=1', '--arg', 'b=2', '--', smokeNode, demoServer],
+    {
+      cwd: project,
+      env,
+      timeout: 60_000,
+    },
+  ).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp call failed:\n${error.stderr}`));
+  assert.equal(call.stdout, '3\n');
+  const refused = await run(smokeNode, [bin, 'call', 'add', '--arg', 'a=1', '--', smokeNode, demoServer], {
+    cwd: project,
+    env,
+    timeout: 60_000,
+  }).then(
+    () => assert.fail('a call without its required argument b was sent'),
+    (error: { code?: number; stderr?: string }) => error,
+  );
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr ?? '', /add: missing required argument b/);
 
   // A Client script: connect, call a tool with progress, trace the request, close.
   writeFileSync(

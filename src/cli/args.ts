@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 
-/** A mistake in how the command was called: printed with the usage, exit code 2. */
+/** A mistake in how the command was called: one line on stderr, exit code 2. */
 export class UsageProblem extends Error {}
+
+/** Tool arguments that do not match the tool's input schema (exit code 2; --help would not help). */
+export class InvalidArguments extends UsageProblem {}
 
 export const COMMANDS = [
   'inspect',
@@ -12,29 +15,53 @@ export const COMMANDS = [
   'read',
   'prompt',
   'servers',
+  'complete',
+  'watch',
+  'shell',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface CliArguments {
   command: CommandName;
-  /** The tool (call), URI (read) or prompt name (prompt). */
+  /** The tool (call), URI (read), prompt name (prompt) or reference (complete). */
   target: string | undefined;
+  /** complete: the argument's name and the value typed so far. */
+  completeArgument: [string, string] | undefined;
   /** `--arg key=value`, in order. */
   args: Array<[string, string]>;
-  /** `--args '{"k":1}'`: the arguments as one JSON object. */
+  /** `--args`: a JSON object, `@file.json`, or `-` for stdin. */
   argsJson: string | undefined;
   json: boolean;
+  /** Check call arguments against the tool's inputSchema before sending (`--no-validate`: don't). */
+  validate: boolean;
+  raw: boolean;
+  structured: boolean;
+  outputDir: string | undefined;
   verbose: boolean;
+  trace: string | undefined;
   config: string | undefined;
   server: string | undefined;
   env: Array<[string, string]>;
+  passEnv: string[];
   cwd: string | undefined;
   stderr: string | undefined;
-  timeout: number | undefined;
-  protocol: string | undefined;
+  stderrTail: number;
+  timeout: number;
+  maxTime: number | undefined;
+  connectTimeout: number;
+  probeTimeout: number | undefined;
+  maxMessageBytes: number | undefined;
+  maxJunkLines: number | undefined;
+  protocol: 'auto' | 'modern' | 'legacy';
+  logLevel: string | undefined;
+  roots: string[];
+  /** watch: resources to subscribe to. */
+  uris: string[];
   /** The server command after `--`. */
   serverCommand: string[];
 }
+
+export const HELP_HINT = "run 'conduit-mcp --help' for usage";
 
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] --config <file> --server <name>
@@ -42,74 +69,191 @@ export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command>
 
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
-  tools | resources | prompts   one list
-  call <tool>             call a tool (--arg key=value ..., or --args '{"key":1}')
+  tools | resources | prompts   one list (tools with their parameters)
+  call <tool>             call a tool (--arg key=value ..., --args '{"key":1}', --args @file.json, --args -);
+                          arguments are checked against its input schema first (--no-validate: not)
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
   servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
+  complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template>
+  watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
+  shell                   one server, many commands (tab completes tool names; history)
 
-Options:
+Server:
   --config <file> --server <name>   take the server from an mcpServers JSON file
   --env KEY=VALUE         extra environment for the server (repeatable)
-  --cwd <dir>             the server's working directory (absolute)
+  --pass-env NAME         let this variable of your environment through to the server (repeatable)
+  --cwd <dir>             the server's working directory
   --stderr inherit|discard|<file>   where the server's stderr goes (default inherit)
-  --timeout <ms>          per-request timeout (default 60000)
+  --stderr-tail <bytes>   how much of its stderr to show when it fails (default 8192, 0: none)
   --protocol auto|modern|legacy     era selection (default auto)
-  --json                  machine-readable output only on stdout
-  --verbose               era detection, timings and close reasons on stderr
+  --root <dir>            offer this directory as a root (repeatable)
+  --log-level <level>     ask for server log messages at this level, shown on stderr
+
+Time and limits:
+  --timeout <ms>          per request, restarted by each progress notification (default 60000)
+  --max-time <ms>         hard cap per request, progress or not (default none)
+  --connect-timeout <ms>  start-up: spawn, era detection and handshake (default 60000)
+  --probe-timeout <ms>    wait for the era probe's answer (default 3000)
+  --max-message-bytes <n> longest line the server may write (default 8388608)
+  --max-junk-lines <n>    non-JSON-RPC lines in a row tolerated (default 10)
+
+Output:
+  --json                  JSON only on stdout, errors too: {"error":{"code","message",...}}
+  --structured            call: print structuredContent (as JSON) as well as the content
+  --output <dir>          call, read: save images, audio and blobs as files in <dir>
+  --raw                   print server text as is (default: control characters shown as \\x1b etc.)
+  --verbose               spawn, era detection, timings and close reasons on stderr
+  --trace <file|->        every JSON-RPC message, both ways, Secrets redacted (- for stderr)
   -h, --help              this text
+  --version               conduit-mcp's version
 
-Exit codes: 0 success, 1 the server answered an error or the tool returned isError,
-            2 usage or configuration error, 3 the server could not be started or died.`;
+Exit codes:
+  0 success                        1 the server answered an error, or the tool returned isError
+  2 usage or configuration error   3 the server could not be started, exited or closed the connection
+  4 timed out (--timeout, --max-time, --connect-timeout)
+  5 the server lacks what was asked (capability, protocol era or version)
+  6 the server broke the protocol  129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
+  141 stdout was closed early (e.g. | head)`;
 
-function pair(value: string, option: string): [string, string] {
+/** Options that take a number: a negative one is still their value (`--timeout -5`), to be refused by name. */
+const NUMBER_OPTIONS = new Set([
+  '--timeout',
+  '--max-time',
+  '--connect-timeout',
+  '--probe-timeout',
+  '--max-message-bytes',
+  '--max-junk-lines',
+  '--stderr-tail',
+]);
+
+function pair(value: string, option: string, example: string): [string, string] {
   const at = value.indexOf('=');
-  if (at <= 0) throw new UsageProblem(`${option} takes KEY=VALUE, got ${JSON.stringify(value)}`);
+  if (at <= 0)
+    throw new UsageProblem(
+      `${option} takes KEY=VALUE (e.g. ${option} ${example}), got ${JSON.stringify(value)}`,
+    );
   return [value.slice(0, at), value.slice(at + 1)];
 }
 
+function wholeNumber(option: string, value: string | undefined, fallback: number, min: number): number;
+function wholeNumber(
+  option: string,
+  value: string | undefined,
+  fallback: undefined,
+  min: number,
+): number | undefined;
+function wholeNumber(
+  option: string,
+  value: string | undefined,
+  fallback: number | undefined,
+  min: number,
+): number | undefined {
+  if (value === undefined) return fallback;
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  const unit = option.endsWith('bytes') || option === '--stderr-tail' ? '' : ' of milliseconds';
+  if (!Number.isSafeInteger(number) || number < min || number > 2 ** 31 - 1) {
+    throw new UsageProblem(
+      `${option} takes a whole number${unit} ${min === 0 ? '>= 0' : '>= 1'}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return number;
+}
+
+const OPTIONS = {
+  arg: { type: 'string', multiple: true },
+  args: { type: 'string' },
+  json: { type: 'boolean' },
+  'no-validate': { type: 'boolean' },
+  raw: { type: 'boolean' },
+  structured: { type: 'boolean' },
+  output: { type: 'string' },
+  verbose: { type: 'boolean' },
+  trace: { type: 'string' },
+  config: { type: 'string' },
+  server: { type: 'string' },
+  env: { type: 'string', multiple: true },
+  'pass-env': { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  stderr: { type: 'string' },
+  'stderr-tail': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-time': { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  'probe-timeout': { type: 'string' },
+  'max-message-bytes': { type: 'string' },
+  'max-junk-lines': { type: 'string' },
+  protocol: { type: 'string' },
+  'log-level': { type: 'string' },
+  root: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+} as const;
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** parseArgs' messages, in our words. */
+function explainParseError(error: Error): string {
+  const unknown = /Unknown option '([^']+)'/.exec(error.message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /Option '(--[\w-]+)[^']*' argument missing/.exec(error.message);
+  if (missing) return `${missing[1]} needs a value`;
+  const ambiguous = /Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(error.message);
+  if (ambiguous)
+    return `${ambiguous[1]} needs a value (write ${ambiguous[1]}=<value> for one that starts with -)`;
+  return error.message;
+}
+
 /** Parses the command line (without node and the script). Throws UsageProblem naming the mistake. */
-export function parseCliArguments(argv: readonly string[]): CliArguments | 'help' {
+export function parseCliArguments(argv: readonly string[]): CliArguments | 'help' | 'version' {
   const split = argv.indexOf('--');
   const own = split === -1 ? [...argv] : argv.slice(0, split);
   const serverCommand = split === -1 ? [] : argv.slice(split + 1);
-  let parsed: ReturnType<typeof parseArgs>;
+  // `--timeout -5` is the option with a wrong value, not an option named -5.
+  for (let index = 0; index < own.length - 1; index++) {
+    if (NUMBER_OPTIONS.has(own[index]!) && /^-\d/.test(own[index + 1]!)) {
+      own.splice(index, 2, `${own[index]}=${own[index + 1]}`);
+    }
+  }
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
   try {
-    parsed = parseArgs({
-      args: own,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        arg: { type: 'string', multiple: true },
-        args: { type: 'string' },
-        json: { type: 'boolean' },
-        verbose: { type: 'boolean' },
-        config: { type: 'string' },
-        server: { type: 'string' },
-        env: { type: 'string', multiple: true },
-        cwd: { type: 'string' },
-        stderr: { type: 'string' },
-        timeout: { type: 'string' },
-        protocol: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ args: own, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageProblem((error as Error).message);
+    throw new UsageProblem(explainParseError(error as Error));
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
+  if (values.version) return 'version';
   const [command, target, ...extra] = positionals;
-  if (command === undefined) throw new UsageProblem('a command is required');
+  if (command === undefined) throw new UsageProblem(`a command is required: ${COMMANDS.join(', ')}`);
   if (!(COMMANDS as readonly string[]).includes(command)) {
     throw new UsageProblem(
       `unknown command ${JSON.stringify(command)}; the commands are ${COMMANDS.join(', ')}`,
     );
   }
-  const needsTarget = command === 'call' || command === 'read' || command === 'prompt';
-  const what = command === 'call' ? 'a tool name' : command === 'read' ? 'a resource URI' : 'a prompt name';
-  if (needsTarget && target === undefined) throw new UsageProblem(`${command} needs ${what}`);
-  const unexpected = needsTarget ? extra : [target, ...extra].filter((value) => value !== undefined);
+  const needsTarget = ['call', 'read', 'prompt', 'complete'].includes(command);
+  const what: Record<string, string> = {
+    call: 'a tool name: conduit-mcp call <tool> -- <server>',
+    read: 'a resource URI: conduit-mcp read <uri> -- <server>',
+    prompt: 'a prompt name: conduit-mcp prompt <name> -- <server>',
+    complete:
+      'a reference, an argument and a value: conduit-mcp complete prompt:<name> <argument> <value> -- <server>',
+  };
+  if (needsTarget && target === undefined) throw new UsageProblem(`${command} needs ${what[command]}`);
+  let completeArgument: [string, string] | undefined;
+  let unexpected = needsTarget ? extra : [target, ...extra].filter((value) => value !== undefined);
+  const uris = command === 'watch' ? unexpected : [];
+  if (command === 'watch') unexpected = [];
+  if (command === 'complete') {
+    if (extra.length < 2) throw new UsageProblem(`complete needs ${what.complete}`);
+    if (!/^(prompt|resource):./.test(target!)) {
+      throw new UsageProblem(
+        `complete takes prompt:<name> or resource:<uri template> as its reference, got ${JSON.stringify(target)}`,
+      );
+    }
+    completeArgument = [extra[0]!, extra[1]!];
+    unexpected = extra.slice(2);
+  }
   if (unexpected.length > 0) {
     throw new UsageProblem(
       `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js`,
@@ -134,33 +278,65 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   if (values.config === undefined && serverCommand.length === 0) {
     throw new UsageProblem('no server: add -- <command> [args...] or --config <file> --server <name>');
   }
-  let timeout: number | undefined;
-  if (values.timeout !== undefined) {
-    timeout = Number(values.timeout);
-    if (!Number.isSafeInteger(timeout) || timeout <= 0) {
-      throw new UsageProblem(
-        `--timeout takes a positive number of milliseconds, got ${JSON.stringify(values.timeout)}`,
-      );
-    }
+  if (serverCommand.length > 0 && /\s/.test(serverCommand[0]!)) {
+    throw new UsageProblem(
+      `the server command ${JSON.stringify(serverCommand[0])} contains whitespace, which commands may not: ` +
+        'for a script at such a path, run it through its interpreter (-- node "/my dir/server.js"); ' +
+        'for a program, put its directory in PATH (--env PATH=...) or link it from a path without spaces',
+    );
   }
-  if (values.args !== undefined && command !== 'call') throw new UsageProblem('--args is for call');
+  if (values.args !== undefined && command !== 'call' && command !== 'shell') {
+    throw new UsageProblem('--args is for call');
+  }
   if (values.arg !== undefined && command !== 'call' && command !== 'prompt') {
     throw new UsageProblem('--arg is for call and prompt');
+  }
+  const protocol = values.protocol ?? 'auto';
+  if (protocol !== 'auto' && protocol !== 'modern' && protocol !== 'legacy') {
+    throw new UsageProblem(`--protocol takes auto, modern or legacy, got ${JSON.stringify(protocol)}`);
+  }
+  if (values['log-level'] !== undefined && !LOG_LEVELS.includes(values['log-level'])) {
+    throw new UsageProblem(
+      `--log-level takes one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(values['log-level'])}`,
+    );
+  }
+  for (const name of values['pass-env'] ?? []) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new UsageProblem(
+        `--pass-env takes a variable name (e.g. --pass-env GITHUB_TOKEN), got ${JSON.stringify(name)}`,
+      );
+    }
   }
   return {
     command: command as CommandName,
     target: needsTarget ? target : undefined,
-    args: ((values.arg as string[] | undefined) ?? []).map((value) => pair(value, '--arg')),
-    argsJson: values.args as string | undefined,
+    completeArgument,
+    args: (values.arg ?? []).map((value) => pair(value, '--arg', 'path=/tmp')),
+    argsJson: values.args,
     json: values.json === true,
+    validate: values['no-validate'] !== true,
+    raw: values.raw === true,
+    structured: values.structured === true,
+    outputDir: values.output,
     verbose: values.verbose === true,
-    config: values.config as string | undefined,
-    server: values.server as string | undefined,
-    env: ((values.env as string[] | undefined) ?? []).map((value) => pair(value, '--env')),
-    cwd: values.cwd as string | undefined,
-    stderr: values.stderr as string | undefined,
-    timeout,
-    protocol: values.protocol as string | undefined,
+    trace: values.trace,
+    config: values.config,
+    server: values.server,
+    env: (values.env ?? []).map((value) => pair(value, '--env', 'LOG_LEVEL=debug')),
+    passEnv: values['pass-env'] ?? [],
+    cwd: values.cwd,
+    stderr: values.stderr,
+    stderrTail: wholeNumber('--stderr-tail', values['stderr-tail'], 8192, 0),
+    timeout: wholeNumber('--timeout', values.timeout, 60_000, 1),
+    maxTime: wholeNumber('--max-time', values['max-time'], undefined, 1),
+    connectTimeout: wholeNumber('--connect-timeout', values['connect-timeout'], 60_000, 1),
+    probeTimeout: wholeNumber('--probe-timeout', values['probe-timeout'], undefined, 1),
+    maxMessageBytes: wholeNumber('--max-message-bytes', values['max-message-bytes'], undefined, 1),
+    maxJunkLines: wholeNumber('--max-junk-lines', values['max-junk-lines'], undefined, 0),
+    protocol,
+    logLevel: values['log-level'],
+    roots: values.root ?? [],
+    uris,
     serverCommand,
   };
 }

@@ -1,12 +1,4 @@
-import path from 'node:path';
-import {
-  ConfigError,
-  type ConfigTransport,
-  type LoadedConfig,
-  loadConfigFile,
-  type TransportSpec,
-} from '../index.js';
-import type { CliArguments } from './args.js';
+import { ConfigError, type ConfigTransport, type LoadedConfig, loadConfigFile } from '../index.js';
 
 /** The CLI cannot prompt for `${input:id}`: it says what to write instead. */
 export function refuseInput(file: string) {
@@ -42,29 +34,4 @@ export async function serverFromConfig(
   }
   if (entry.error) throw entry.error;
   return entry.transport();
-}
-
-/** The transport spec for the CLI's flags: a config entry or the command after `--`, plus overrides. */
-export async function transportFromArguments(
-  cli: CliArguments,
-  warn: (text: string) => void = () => {},
-): Promise<TransportSpec> {
-  const base: Record<string, unknown> =
-    cli.config !== undefined
-      ? { ...(await serverFromConfig(cli.config, cli.server!, warn)) }
-      : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
-  if (base.type === 'stdio') {
-    if (cli.env.length > 0) {
-      const inherited = (base.env ?? {}) as Record<string, unknown>;
-      base.env = { ...inherited, ...Object.fromEntries(cli.env) };
-    }
-    if (cli.cwd !== undefined) base.cwd = path.resolve(cli.cwd);
-    if (cli.stderr !== undefined) {
-      base.stderr =
-        cli.stderr === 'inherit' || cli.stderr === 'discard'
-          ? cli.stderr
-          : { file: path.resolve(cli.stderr) };
-    }
-  }
-  return base as unknown as TransportSpec;
 }

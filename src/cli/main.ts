@@ -1,34 +1,63 @@
 #!/usr/bin/env node
 // The conduit-mcp command: inspect and call any MCP server from a terminal.
+import { readFileSync } from 'node:fs';
 import { parseCliArguments, USAGE, UsageProblem } from './args.js';
-import { describeFailure, EXIT, exitCodeFor, type Output, runCommand } from './run.js';
+import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
+import { closableStdout, type Output } from './output.js';
+import { runCommand } from './run.js';
+import { RAW, SAFE } from './sanitize.js';
+import { installSignalHandlers, Stopper } from './stop.js';
 
-const output: Output = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
-  errIsTty: process.stderr.isTTY === true,
-};
+function version(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
+  const stopper = new Stopper();
+  const stdout = closableStdout(() => {
+    stopper.stop(new OutputClosed());
+    // The reader may go away after the command has finished: the exit code still says so.
+    process.exitCode = EXIT.outputClosed;
+  });
+  const output: Output = {
+    out: (text) => stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
+    errIsTty: process.stderr.isTTY === true,
+    policy: argv.includes('--raw') ? RAW : SAFE,
+  };
+  const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  const fail = (error: unknown): number => {
+    const code = exitCodeFor(error);
+    if (code === EXIT.outputClosed) return code;
+    if (json) {
+      stdout.write(`${JSON.stringify(jsonFailure(error, code), null, 2)}\n`);
+    }
+    output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
+    return code;
+  };
   let cli: ReturnType<typeof parseCliArguments>;
   try {
     cli = parseCliArguments(argv);
   } catch (error) {
-    output.err(`conduit-mcp: ${(error as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
+    if (!(error instanceof UsageProblem)) throw error;
+    return fail(error);
   }
   if (cli === 'help') {
     output.out(USAGE);
     return EXIT.ok;
   }
+  if (cli === 'version') {
+    output.out(`conduit-mcp ${version()}`);
+    return EXIT.ok;
+  }
+  installSignalHandlers(stopper, output.err);
   try {
-    return await runCommand(cli, output);
+    const code = await runCommand(cli, output, stopper);
+    return stdout.closed() ? EXIT.outputClosed : code;
   } catch (error) {
-    const code = exitCodeFor(error);
-    output.err(
-      `conduit-mcp: ${describeFailure(error)}${error instanceof UsageProblem ? `\n\n${USAGE}` : ''}`,
-    );
-    return code;
+    // An abort because of a stop reports the stop, not the aborted request.
+    return fail(stopper.reason ?? error);
   }
 }
 

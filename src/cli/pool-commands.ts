@@ -1,8 +1,10 @@
 import { ClientPool, type ServerStatus } from '../index.js';
 import type { CliArguments } from './args.js';
 import { loadCliConfig, refuseInput } from './config.js';
+import { EXIT } from './exit-codes.js';
+import type { Output } from './output.js';
 import { oneLine, table, toolsTable } from './render.js';
-import { EXIT, type Output } from './run.js';
+import type { TextPolicy } from './sanitize.js';
 
 /** `servers`, and `tools --config` without `--server`: every server of the file, as one pool. */
 export function usesPool(cli: CliArguments): boolean {
@@ -30,17 +32,19 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
   if (cli.command === 'servers') {
     await pool.listTools().catch(() => undefined); // fills the tool counts; a collision is not this command's concern
     const status = pool.status();
-    print(() => statusTable(status), status.map(statusJson));
+    print(() => statusTable(output.policy, status), status.map(statusJson));
     return status.every((s) => s.state === 'ready' || s.state === 'disabled') ? EXIT.ok : EXIT.serverDown;
   }
   const { tools } = await pool.listTools();
   for (const s of pool.status()) {
     if (s.state !== 'ready' && s.state !== 'disabled') {
-      output.err(`conduit-mcp: ${s.name} is ${s.state}: ${s.error?.message ?? 'no error'}`);
+      output.err(
+        `conduit-mcp: ${s.name} is ${s.state}: ${output.policy.line(s.error?.message ?? 'no error')}`,
+      );
     }
   }
   print(
-    () => toolsTable(tools),
+    () => toolsTable(output.policy, tools),
     tools.map(({ name, server, originalName, description, inputSchema }) => ({
       name,
       server,
@@ -52,15 +56,15 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
   return EXIT.ok;
 }
 
-function statusTable(status: ServerStatus[]): string {
+function statusTable(policy: TextPolicy, status: ServerStatus[]): string {
   return table(
     ['SERVER', 'STATE', 'ERA', 'TOOLS', 'ERROR'],
     status.map((s) => [
-      oneLine(s.name, 30),
+      oneLine(policy, s.name, 30),
       s.state,
       s.era ?? '-',
       s.toolCount === undefined ? '-' : String(s.toolCount),
-      oneLine(s.error?.message ?? '', 100),
+      oneLine(policy, s.error?.message ?? '', 100),
     ]),
   );
 }

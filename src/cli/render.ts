@@ -10,12 +10,12 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../index.js';
+import type { TextPolicy } from './sanitize.js';
+import { describeParameters } from './tool-arguments.js';
 
-/** One line, without control characters (a server's strings must not drive the terminal). */
-export function oneLine(value: unknown, max = 100): string {
-  const text = String(value ?? '')
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
-    .trim();
+/** One line of at most `max` characters, its control characters shown (or kept, under --raw). */
+export function oneLine(policy: TextPolicy, value: unknown, max = 100): string {
+  const text = policy.line(String(value ?? '').trim());
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -32,107 +32,142 @@ export function table(headers: string[], rows: string[][]): string {
   return [format(headers), ...rows.map(format)].join('\n');
 }
 
-export function describeCapabilities(capabilities: ServerCapabilities | undefined): string {
+export function describeCapabilities(
+  policy: TextPolicy,
+  capabilities: ServerCapabilities | undefined,
+): string {
   if (!capabilities) return '(none)';
   const parts = Object.entries(capabilities).map(([name, value]) => {
     const flags =
       value && typeof value === 'object'
         ? Object.keys(value).filter((flag) => (value as Record<string, unknown>)[flag])
         : [];
-    return flags.length ? `${name} (${flags.join(', ')})` : name;
+    return oneLine(policy, flags.length ? `${name} (${flags.join(', ')})` : name, 200);
   });
   return parts.length ? parts.join(', ') : '(none)';
 }
 
-export function toolsTable(tools: Tool[]): string {
+/** NAME, PARAMETERS (`name: type`, `*` when required) and DESCRIPTION (the title when it has none). */
+export function toolsTable(policy: TextPolicy, tools: Tool[]): string {
   return table(
-    ['NAME', 'DESCRIPTION'],
-    tools.map((tool) => [oneLine(tool.name, 40), oneLine(tool.title ?? tool.description, 80)]),
+    ['NAME', 'PARAMETERS', 'DESCRIPTION'],
+    tools.map((tool) => [
+      oneLine(policy, tool.name, 40),
+      oneLine(policy, describeParameters(tool), 60),
+      oneLine(policy, tool.description ?? tool.title, 80),
+    ]),
   );
 }
 
-export function resourcesTable(resources: Resource[]): string {
+export function resourcesTable(policy: TextPolicy, resources: Resource[]): string {
   return table(
     ['URI', 'NAME', 'MIME TYPE'],
     resources.map((resource) => [
-      oneLine(resource.uri, 60),
-      oneLine(resource.name, 30),
-      oneLine(resource.mimeType, 30),
+      oneLine(policy, resource.uri, 60),
+      oneLine(policy, resource.name, 30),
+      oneLine(policy, resource.mimeType, 30),
     ]),
   );
 }
 
-export function templatesTable(templates: ResourceTemplate[]): string {
+export function templatesTable(policy: TextPolicy, templates: ResourceTemplate[]): string {
   return table(
     ['URI TEMPLATE', 'NAME'],
-    templates.map((template) => [oneLine(template.uriTemplate, 60), oneLine(template.name, 40)]),
+    templates.map((template) => [
+      oneLine(policy, template.uriTemplate, 60),
+      oneLine(policy, template.name, 40),
+    ]),
   );
 }
 
-export function promptsTable(prompts: Prompt[]): string {
+export function promptsTable(policy: TextPolicy, prompts: Prompt[]): string {
   return table(
     ['NAME', 'ARGUMENTS', 'DESCRIPTION'],
     prompts.map((prompt) => [
-      oneLine(prompt.name, 40),
+      oneLine(policy, prompt.name, 40),
       oneLine(
+        policy,
         (prompt.arguments ?? []).map((arg) => (arg.required ? `${arg.name}*` : arg.name)).join(', '),
         40,
       ),
-      oneLine(prompt.description, 60),
+      oneLine(policy, prompt.description, 60),
     ]),
   );
 }
 
+/** The size of base64 data, decoded. */
+export function decodedBytes(base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
+}
+
+/** Where a binary block was saved (`--output`), by the block. */
+export type SavedFiles = Map<object, string>;
+
 /** Text as text; images, audio and blobs as a one-line summary; links and resources by URI. */
-export function renderContent(block: ContentBlock): string {
+export function renderContent(policy: TextPolicy, block: ContentBlock, saved: SavedFiles): string {
+  const where = saved.has(block) ? `, saved to ${saved.get(block)}` : '';
   switch (block.type) {
     case 'text':
-      return block.text;
+      return policy.text(block.text);
     case 'image':
     case 'audio':
-      return `[${block.type}: ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
+      return `[${block.type}: ${oneLine(policy, block.mimeType, 60)}, ${decodedBytes(block.data)} bytes${where}]`;
     case 'resource_link':
-      return `[resource link: ${block.uri}${block.name ? ` (${oneLine(block.name, 60)})` : ''}]`;
-    case 'resource':
-      return 'text' in block.resource
-        ? block.resource.text
-        : `[resource ${block.resource.uri}: ${block.resource.mimeType ?? 'binary'}, ${Math.floor((block.resource.blob.length * 3) / 4)} bytes]`;
+      return `[resource link: ${oneLine(policy, block.uri, 200)}${block.name ? ` (${oneLine(policy, block.name, 60)})` : ''}]`;
+    case 'resource': {
+      const resource = block.resource;
+      if ('text' in resource) return policy.text(resource.text);
+      const savedBlob = saved.has(resource) ? `, saved to ${saved.get(resource)}` : '';
+      return `[resource ${oneLine(policy, resource.uri, 200)}: ${oneLine(policy, resource.mimeType ?? 'binary', 60)}, ${decodedBytes(resource.blob)} bytes${savedBlob}]`;
+    }
     default:
-      return `[${oneLine((block as { type?: unknown }).type, 40)} content]`;
+      return `[${oneLine(policy, (block as { type?: unknown }).type, 40)} content]`;
   }
 }
 
-export function renderToolResult(result: CallToolResult): string {
-  const parts = (result.content ?? []).map(renderContent);
-  if (result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
+/**
+ * The content; structured content only when there is no content (or with --structured): a
+ * server that sends both sends the same result twice.
+ */
+export function renderToolResult(
+  policy: TextPolicy,
+  result: CallToolResult,
+  options: { structured: boolean; saved: SavedFiles },
+): string {
+  const content = result.content ?? [];
+  const parts = content.map((block) => renderContent(policy, block, options.saved));
+  if (result.structuredContent !== undefined && (options.structured || content.length === 0)) {
+    parts.push(policy.text(JSON.stringify(result.structuredContent, null, 2)));
+  }
   return parts.join('\n');
 }
 
-export function renderResource(result: ReadResourceResult): string {
+export function renderResource(policy: TextPolicy, result: ReadResourceResult, saved: SavedFiles): string {
   return (result.contents ?? [])
     .map((contents) =>
       'text' in contents
-        ? contents.text
-        : `[${contents.uri}: ${contents.mimeType ?? 'binary'}, ${Math.floor((contents.blob.length * 3) / 4)} bytes]`,
+        ? policy.text(contents.text)
+        : `[${oneLine(policy, contents.uri, 200)}: ${oneLine(policy, contents.mimeType ?? 'binary', 60)}, ${decodedBytes(contents.blob)} bytes${saved.has(contents) ? `, saved to ${saved.get(contents)}` : ''}]`,
     )
     .join('\n');
 }
 
-export function renderPrompt(result: GetPromptResult): string {
-  const lines = result.description ? [result.description, ''] : [];
+export function renderPrompt(policy: TextPolicy, result: GetPromptResult, saved: SavedFiles): string {
+  const lines = result.description ? [policy.text(result.description), ''] : [];
   for (const message of result.messages ?? [])
-    lines.push(`${message.role}: ${renderContent(message.content)}`);
+    lines.push(`${oneLine(policy, message.role, 20)}: ${renderContent(policy, message.content, saved)}`);
   return lines.join('\n');
 }
 
 /** The header of `inspect`: who the server is and what it offers. */
-export function renderServer(client: Client): string {
+export function renderServer(policy: TextPolicy, client: Client): string {
   const info = client.serverInfo;
   const lines = [
-    `Server        ${info ? `${oneLine(info.name, 60)} ${oneLine(info.version, 30)}` : '(unnamed)'}`,
-    `Era           ${client.era} (protocol ${client.protocolVersion})`,
-    `Capabilities  ${describeCapabilities(client.serverCapabilities)}`,
+    `Server        ${info ? `${oneLine(policy, info.name, 60)} ${oneLine(policy, info.version, 30)}` : '(unnamed)'}`,
+    `Era           ${client.era} (protocol ${oneLine(policy, client.protocolVersion, 30)})`,
+    `Capabilities  ${describeCapabilities(policy, client.serverCapabilities)}`,
   ];
-  if (client.instructions) lines.push(`Instructions  ${oneLine(client.instructions, 400)}`);
+  if (client.instructions) lines.push(`Instructions  ${oneLine(policy, client.instructions, 400)}`);
   return lines.join('\n');
 }

@@ -1,23 +1,17 @@
 import dc from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
 import {
-  AbortError,
-  CapabilityError,
-  Client,
-  ClientClosedError,
+  type CallToolResult,
+  type Client,
   type CloseReason,
-  ConfigError,
   ConnectionClosedError,
   describeCloseReason,
-  McpError,
   type Progress,
-  type ProtocolMode,
-  RequestTimeoutError,
-  SpawnError,
   type Tool,
-  UnsupportedProtocolVersionError,
 } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
-import { transportFromArguments } from './config.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
 import {
   promptsTable,
@@ -29,71 +23,23 @@ import {
   templatesTable,
   toolsTable,
 } from './render.js';
+import { saveBinaries } from './save.js';
+import { clientFor, connectWithin, requestOptions } from './session.js';
+import type { Stopper } from './stop.js';
+import { readArgsJson, toolArguments } from './tool-arguments.js';
+import { startTrace } from './trace.js';
 
-export const EXIT = { ok: 0, serverError: 1, usage: 2, serverDown: 3 } as const;
-
-export interface Output {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  /** Whether stderr is a terminal (live progress line). */
-  errIsTty: boolean;
-}
-
-/** The exit code for an error: 1 the server said no, 2 our usage or configuration, 3 no server. */
-export function exitCodeFor(error: unknown): number {
-  if (error instanceof UsageProblem || error instanceof ConfigError) return EXIT.usage;
-  if (
-    error instanceof SpawnError ||
-    error instanceof ConnectionClosedError ||
-    error instanceof ClientClosedError ||
-    error instanceof UnsupportedProtocolVersionError
-  ) {
-    return EXIT.serverDown;
-  }
-  return EXIT.serverError;
-}
-
-/** The tool's arguments: `--args` JSON, then each `--arg`, typed by the tool's input schema. */
-export function toolArguments(cli: CliArguments, tool: Tool | undefined): Record<string, unknown> {
-  let result: Record<string, unknown> = {};
-  if (cli.argsJson !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(cli.argsJson);
-    } catch (error) {
-      throw new UsageProblem(`--args must be a JSON object: ${(error as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new UsageProblem('--args must be a JSON object, e.g. --args \'{"path":"/tmp"}\'');
-    }
-    result = parsed as Record<string, unknown>;
-  }
-  const properties = (tool?.inputSchema?.properties ?? {}) as Record<string, { type?: unknown }>;
-  for (const [key, raw] of cli.args) {
-    const type = properties[key]?.type;
-    if (type === undefined || type === 'string') {
-      result[key] = raw;
-      continue;
-    }
-    try {
-      result[key] = JSON.parse(raw);
-    } catch {
-      throw new UsageProblem(`--arg ${key} must be JSON for a ${String(type)}, got ${JSON.stringify(raw)}`);
-    }
-  }
-  return result;
-}
-
-function verboseLogging(client: Client, output: Output): () => void {
+/** `--verbose`: subscribed until the process ends, so the server's shutdown shows too. */
+function verboseLogging(client: Client, output: Output): void {
   const started = performance.now();
   const stamp = () => `[${Math.round(performance.now() - started)} ms]`;
   const subscriptions: Array<[string, (message: unknown) => void]> = [
     [
       'conduit-mcp:transport:spawn',
-      (m) =>
-        output.err(
-          `${stamp()} spawned ${(m as { command: string }).command} (pid ${(m as { pid: number }).pid})`,
-        ),
+      (m) => {
+        const { command, pid } = m as { command: string; pid: number };
+        output.err(`${stamp()} spawned ${command} (pid ${pid})`);
+      },
     ],
     [
       'conduit-mcp:transport:exit',
@@ -106,82 +52,130 @@ function verboseLogging(client: Client, output: Output): () => void {
       'conduit-mcp:transport:close',
       (m) =>
         output.err(
-          `${stamp()} transport closed: ${describeCloseReason((m as { reason: CloseReason }).reason)}`,
+          `${stamp()} transport closed: ${output.policy.line(describeCloseReason((m as { reason: CloseReason }).reason))}`,
         ),
     ],
     [
       'conduit-mcp:transport:junk',
-      (m) => output.err(`${stamp()} dropped a non-JSON-RPC line (${(m as { reason: string }).reason})`),
+      (m) =>
+        output.err(
+          `${stamp()} dropped a non-JSON-RPC line (${output.policy.line((m as { reason: string }).reason)})`,
+        ),
+    ],
+    [
+      'conduit-mcp:transport:signal',
+      (m) => output.err(`${stamp()} sent ${(m as { signal: string }).signal} to the server's process group`),
     ],
   ];
   for (const [name, listener] of subscriptions) dc.subscribe(name, listener);
   client.on('ready', (event) =>
-    output.err(`${stamp()} ready: ${event.era} era, protocol ${event.protocolVersion}`),
+    output.err(`${stamp()} ready: ${event.era} era, protocol ${output.policy.line(event.protocolVersion)}`),
   );
   client.on('reconnecting', (event) => output.err(`${stamp()} reconnecting (attempt ${event.attempt})`));
-  return () => {
-    for (const [name, listener] of subscriptions) dc.unsubscribe(name, listener);
-  };
 }
 
-function progressLine(output: Output): ((progress: Progress) => void) | undefined {
-  if (!output.errIsTty) return undefined;
-  return (progress) => {
-    const total = progress.total !== undefined ? `/${progress.total}` : '';
-    output.err(`\r\u001b[2K${progress.progress}${total} ${progress.message ?? ''}`.trimEnd());
-  };
-}
-
-/** Runs one CLI command against the server; returns the exit code. */
-export async function runCommand(cli: CliArguments, output: Output): Promise<number> {
-  const protocol = cli.protocol ?? 'auto';
-  if (protocol !== 'auto' && protocol !== 'modern' && protocol !== 'legacy') {
-    throw new UsageProblem(`--protocol takes auto, modern or legacy, got ${JSON.stringify(protocol)}`);
-  }
-  if (usesPool(cli)) return runPoolCommand(cli, output);
-  const client = new Client({
-    name: cli.server ?? 'server',
-    transport: await transportFromArguments(cli, output.err),
-    protocol: protocol as ProtocolMode,
-    requestTimeout: cli.timeout ?? 60_000,
-    reconnect: { maxReconnects: 0 },
-  });
-  const stopVerbose = cli.verbose ? verboseLogging(client, output) : () => {};
+/** Signals the server's process group (its own, since it runs detached); gone is fine. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
-    await client.connect();
-    return await dispatch(client, cli, output);
-  } finally {
-    await client.close();
-    stopVerbose();
+    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+  } catch {
+    // Already gone.
   }
 }
 
-async function dispatch(client: Client, cli: CliArguments, output: Output): Promise<number> {
+let progressShown = false;
+
+function progressLine(output: Output): (progress: Progress) => void {
+  if (!output.errIsTty) return () => {};
+  return (progress) => {
+    progressShown = true;
+    const total = progress.total !== undefined ? `/${progress.total}` : '';
+    const message = output.policy.line(progress.message ?? '');
+    output.err(`\r\u001b[2K${progress.progress}${total} ${message}`.trimEnd());
+  };
+}
+
+/** Runs one CLI command against the server; returns the exit code. The client is always closed. */
+export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
+  if (usesPool(cli)) return runPoolCommand(cli, output);
+  // Read before the server starts: a bad --args is a usage error that starts nothing.
+  const baseArguments =
+    cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
+  const client = await clientFor(
+    cli,
+    output,
+    cli.command === 'shell'
+      ? {
+          // The shell's own prompt owns the terminal's input.
+          elicitation: async (_params, { server }) => {
+            output.err(
+              `conduit-mcp: ${output.policy.line(server)} asked for input; the shell cannot prompt yet: declined`,
+            );
+            return { action: 'decline' };
+          },
+        }
+      : {},
+  );
+  if (cli.verbose) verboseLogging(client, output);
+  if (cli.trace !== undefined) {
+    try {
+      startTrace(cli.trace, (line) => output.err(output.policy.line(line)));
+    } catch (error) {
+      throw new UsageProblem(`--trace ${cli.trace}: ${(error as Error).message}`);
+    }
+  }
+  let gaveUp = false;
+  try {
+    await connectWithin(client, cli, stopper);
+    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments));
+  } catch (error) {
+    gaveUp = exitCodeFor(error) === EXIT.timeout;
+    throw error;
+  } finally {
+    const pid = client.pid;
+    await client.close();
+    // A server that did not answer in time is presumed stuck: skip the stdin grace, so the exit
+    // follows the deadline closely (the transport still escalates to SIGKILL after termGrace).
+    if (gaveUp && pid !== undefined) signalGroup(pid, 'SIGTERM');
+  }
+}
+
+async function dispatch(
+  client: Client,
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+  baseArguments: Record<string, unknown>,
+): Promise<number> {
+  const policy = output.policy;
   const print = (human: () => string, json: unknown) =>
     output.out(cli.json ? JSON.stringify(json, null, 2) : human());
   const has = (capability: string) => Boolean(client.serverCapabilities?.[capability]);
+  const options = requestOptions(cli, stopper);
   switch (cli.command) {
     case 'inspect': {
-      const tools = has('tools') ? (await client.listTools()).tools : [];
-      const resources = has('resources') ? (await client.listResources()).resources : [];
-      const templates = has('resources') ? (await client.listResourceTemplates()).resourceTemplates : [];
-      const prompts = has('prompts') ? (await client.listPrompts()).prompts : [];
+      const tools = has('tools') ? (await client.listTools(undefined, options)).tools : [];
+      const resources = has('resources') ? (await client.listResources(undefined, options)).resources : [];
+      const templates = has('resources')
+        ? (await client.listResourceTemplates(undefined, options)).resourceTemplates
+        : [];
+      const prompts = has('prompts') ? (await client.listPrompts(undefined, options)).prompts : [];
       print(
         () =>
           [
-            renderServer(client),
+            renderServer(policy, client),
             '',
             `Tools (${tools.length})`,
-            toolsTable(tools),
+            toolsTable(policy, tools),
             '',
             `Resources (${resources.length})`,
-            resourcesTable(resources),
+            resourcesTable(policy, resources),
             '',
             `Resource templates (${templates.length})`,
-            templatesTable(templates),
+            templatesTable(policy, templates),
             '',
             `Prompts (${prompts.length})`,
-            promptsTable(prompts),
+            promptsTable(policy, prompts),
           ].join('\n'),
         {
           era: client.era,
@@ -198,59 +192,120 @@ async function dispatch(client: Client, cli: CliArguments, output: Output): Prom
       return EXIT.ok;
     }
     case 'tools': {
-      const { tools } = await client.listTools();
-      print(() => toolsTable(tools), tools);
+      const { tools } = await client.listTools(undefined, options);
+      print(() => toolsTable(policy, tools), tools);
       return EXIT.ok;
     }
     case 'resources': {
-      const { resources } = await client.listResources();
-      print(() => resourcesTable(resources), resources);
+      const { resources } = await client.listResources(undefined, options);
+      print(() => resourcesTable(policy, resources), resources);
       return EXIT.ok;
     }
     case 'prompts': {
-      const { prompts } = await client.listPrompts();
-      print(() => promptsTable(prompts), prompts);
+      const { prompts } = await client.listPrompts(undefined, options);
+      print(() => promptsTable(policy, prompts), prompts);
       return EXIT.ok;
     }
     case 'call': {
-      const needsSchema = cli.args.length > 0;
-      const tool = needsSchema
-        ? (await client.listTools()).tools.find((t) => t.name === cli.target)
-        : undefined;
-      const onProgress = cli.json ? undefined : progressLine(output);
-      const result = await client.callTool(
-        { name: cli.target!, arguments: toolArguments(cli, tool) },
-        onProgress ? { onProgress } : {},
-      );
-      if (onProgress) output.err('\r\u001b[2K');
-      print(() => renderToolResult(result), result);
-      return result.isError ? EXIT.serverError : EXIT.ok;
+      const result = await callTool(client, cli, output, stopper, cli.target!, baseArguments, cli.args);
+      return printToolResult(cli, output, result);
     }
     case 'read': {
-      const result = await client.readResource({ uri: cli.target! });
-      print(() => renderResource(result), result);
+      const result = await client.readResource({ uri: cli.target! }, options);
+      const saved = cli.outputDir ? saveBinaries(cli.outputDir, result.contents ?? []) : new Map();
+      print(() => renderResource(policy, result, saved), result);
       return EXIT.ok;
+    }
+    case 'prompt': {
+      const result = await client.getPrompt(
+        { name: cli.target!, arguments: Object.fromEntries(cli.args) },
+        options,
+      );
+      print(() => renderPrompt(policy, result, new Map()), result);
+      return EXIT.ok;
+    }
+    case 'complete': {
+      const [kind, ...rest] = cli.target!.split(':');
+      const name = rest.join(':');
+      const ref = kind === 'prompt' ? { type: 'ref/prompt', name } : { type: 'ref/resource', uri: name };
+      const [argument, value] = cli.completeArgument!;
+      const { completion } = await client.complete({ ref, argument: { name: argument, value } }, options);
+      print(
+        () =>
+          [
+            ...completion.values.map((entry) => policy.line(entry)),
+            ...(completion.hasMore ? [`(more: ${completion.total ?? 'unknown'} in all)`] : []),
+          ].join('\n'),
+        completion,
+      );
+      return EXIT.ok;
+    }
+    case 'watch':
+      return watch(client, cli, output);
+    case 'shell': {
+      const { runShell } = await import('./shell.js');
+      return runShell(client, cli, output, stopper);
     }
     case 'servers':
-      throw new UsageProblem('servers takes --config <file>');
-    case 'prompt': {
-      const result = await client.getPrompt({ name: cli.target!, arguments: Object.fromEntries(cli.args) });
-      print(() => renderPrompt(result), result);
-      return EXIT.ok;
-    }
+      throw new Error('servers runs as a pool command (usesPool)');
   }
 }
 
-/** One line for stderr: what failed, without a stack trace. */
-export function describeFailure(error: unknown): string {
-  if (error instanceof McpError) return `the server answered error ${error.code}: ${error.message}`;
-  if (
-    error instanceof CapabilityError ||
-    error instanceof RequestTimeoutError ||
-    error instanceof AbortError ||
-    error instanceof Error
-  ) {
-    return error.message;
+/** Calls a tool with its arguments typed by (and checked against) the tool's input schema. */
+export async function callTool(
+  client: Client,
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+  name: string,
+  baseArguments: Record<string, unknown>,
+  args: ReadonlyArray<[string, string]>,
+): Promise<CallToolResult> {
+  const options = requestOptions(cli, stopper);
+  let tool: Tool | undefined;
+  if (client.serverCapabilities?.tools) {
+    tool = (await client.listTools(undefined, options)).tools.find((candidate) => candidate.name === name);
   }
-  return String(error);
+  const toolArgs = toolArguments(baseArguments, args, tool);
+  if (tool && cli.validate) {
+    const { checkArguments } = await import('./check-arguments.js');
+    await checkArguments(tool, toolArgs, output.err);
+  }
+  const onProgress = cli.json ? () => {} : progressLine(output);
+  const result = await client.callTool(
+    { name, arguments: toolArgs },
+    requestOptions(cli, stopper, onProgress),
+  );
+  if (progressShown) output.err('\r\u001b[2K');
+  progressShown = false;
+  return result;
+}
+
+export function printToolResult(cli: CliArguments, output: Output, result: CallToolResult): number {
+  const saved = cli.outputDir ? saveBinaries(cli.outputDir, result.content ?? []) : new Map();
+  output.out(
+    cli.json
+      ? JSON.stringify(result, null, 2)
+      : renderToolResult(output.policy, result, { structured: cli.structured, saved }),
+  );
+  return result.isError ? EXIT.serverError : EXIT.ok;
+}
+
+/** Prints change notifications as they arrive, until stopped or the server goes away. */
+async function watch(client: Client, cli: CliArguments, output: Output): Promise<number> {
+  const line = (event: string, detail: Record<string, unknown> = {}) => {
+    const time = new Date().toISOString();
+    if (cli.json) output.out(JSON.stringify({ time, event, ...detail }));
+    else output.out(`${time} ${event}${'uri' in detail ? ` ${output.policy.line(String(detail.uri))}` : ''}`);
+  };
+  client.on('toolsListChanged', () => line('tools/list_changed'));
+  client.on('resourcesListChanged', () => line('resources/list_changed'));
+  client.on('promptsListChanged', () => line('prompts/list_changed'));
+  client.on('resourceUpdated', ({ uri }) => line('resources/updated', { uri }));
+  for (const uri of cli.uris) await client.subscribeResource(uri);
+  if (!cli.json) output.err('conduit-mcp: watching; Ctrl-C to stop');
+  return new Promise<number>((_, reject) => {
+    client.on('disconnected', (reason) => reject(new ConnectionClosedError(reason)));
+    client.on('closed', (reason) => reject(new ConnectionClosedError(reason ?? { type: 'closed' })));
+  });
 }

@@ -9,6 +9,7 @@ import type {
   JsonRpcRequest,
   RequestId,
 } from '../jsonrpc/messages.js';
+import type { PreparedMeta } from '../jsonrpc/serialize.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 import { callUser, SafeEmitter } from '../user-code.js';
 
@@ -100,6 +101,10 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     this.#defaultTimeout = options.requestTimeout;
     transport.on('message', (message) => this.#onMessage(message));
     transport.on('close', (reason) => this.#onClose(reason));
+    transport.on('requestFailed', (id, error) => {
+      const pending = this.#pending.get(id);
+      if (pending) this.#settle(pending, error);
+    });
   }
 
   get transport(): Transport {
@@ -115,8 +120,14 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#pending.size;
   }
 
-  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
-    return this.start(method, params, options).promise;
+  /** `meta`: a `_meta` the transport adds to the params (the modern era's, serialised once). */
+  request(
+    method: string,
+    params?: JsonObject,
+    options?: InternalRequestOptions,
+    meta?: PreparedMeta,
+  ): Promise<unknown> {
+    return this.start(method, params, options, meta).promise;
   }
 
   /** Sends a request and returns its id with the promise, so the caller can `abandon` it. */
@@ -124,6 +135,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     method: string,
     params?: JsonObject,
     options: InternalRequestOptions = {},
+    meta?: PreparedMeta,
   ): { id: RequestId | undefined; promise: Promise<unknown> } {
     if (this.#closeReason) {
       return {
@@ -196,7 +208,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
     try {
-      this.#transport.send(message);
+      this.#transport.send(message, meta);
     } catch (error) {
       this.#settle(pending, error as Error);
     }

@@ -1,9 +1,12 @@
-/** Why a stdio transport closed, besides `close()`. */
+/**
+ * Why a stdio transport closed, besides `close()`. `stderrTail` (with the `stderrTail` option) is
+ * the end of what the server wrote to stderr, Secrets redacted.
+ */
 export type StdioCloseReason =
   /** The server process exited on its own. */
-  | { type: 'exit_status'; status: number | null; signal: string | null }
+  | { type: 'exit_status'; status: number | null; signal: string | null; stderrTail?: string }
   /** The process could not be started (missing executable, not executable, spawn error). */
-  | { type: 'spawn_failed'; error: Error }
+  | { type: 'spawn_failed'; error: Error; stderrTail?: string }
   /** The server wrote a line longer than `maxMessageBytes`. */
   | { type: 'message_too_large'; limit: number }
   /** The server wrote more than `maxJunkLines` non-JSON-RPC lines in a row. */

@@ -1,12 +1,18 @@
 import type { EventEmitter } from 'node:events';
 import type { CloseReason } from '../close-reason/close-reason.js';
-import type { JsonRpcMessage } from '../jsonrpc/messages.js';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
+import type { PreparedMeta } from '../jsonrpc/serialize.js';
 
 export type { CloseReason, CloseReasonType } from '../close-reason/close-reason.js';
 
 export interface TransportEvents {
   message: [message: JsonRpcMessage];
   close: [reason: CloseReason];
+  /**
+   * One request failed without an answer from the server (HTTP: a status, a network error, a
+   * broken stream); only that request settles, with `error`. Stdio never emits it.
+   */
+  requestFailed: [id: RequestId, error: Error];
 }
 
 /**
@@ -19,8 +25,11 @@ export interface Transport extends EventEmitter<TransportEvents> {
   readonly pid?: number | undefined;
   /** Starts the server; resolves once it runs. Rejects (and emits `'close'`) if it cannot start. */
   start(): Promise<void>;
-  /** Hands one message to the server without waiting. Throws `ConnectionClosedError` after close. */
-  send(message: JsonRpcMessage): void;
+  /**
+   * Hands one message to the server without waiting. Throws `ConnectionClosedError` after close.
+   * `meta`: a request's `_meta`, serialised once, to add to its params (see serialize()).
+   */
+  send(message: JsonRpcMessage, meta?: PreparedMeta): void;
   /** Closes for good; resolves when the transport is closed (not when the process is gone). */
   close(): Promise<void>;
   /** The reason it closed, once it has. */

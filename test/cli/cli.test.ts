@@ -1,48 +1,15 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { buildOnce, demo, root, run } from '../helpers/cli.js';
 import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 
 guardProcesses();
+buildOnce();
 
-const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'dist/cli/main.js');
-const demo = path.join(root, 'examples/demo-server.mjs');
 const everything = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-
-before(() => {
-  // `npm test` builds first; a lone run of this file builds if needed.
-  if (!existsSync(bin)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-});
-
-/** Runs the built command; resolves with its exit code and output. */
-function run(
-  args: string[],
-  timeoutMs = 30_000,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`conduit-mcp ${args.join(' ')} did not finish in ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 const DEMO = ['--', process.execPath, demo];
 const noStackTrace = (text: string) =>
@@ -56,7 +23,7 @@ describe('against the demo server', () => {
     assert.match(stdout, /^Era\s+modern \(protocol 2026-07-28\)$/m);
     assert.match(stdout, /^Capabilities\s+tools, resources, prompts$/m);
     assert.match(stdout, /^Instructions\s+A demo server/m);
-    assert.match(stdout, /^ {2}countdown\s+Counts down/m);
+    assert.match(stdout, /^ {2}countdown\s+from\*: integer, delayMs: integer\s+Counts down/m);
     assert.match(stdout, /^ {2}demo:\/\/about\s+about\s+text\/plain$/m);
     assert.match(stdout, /^ {2}greet\s+name\*\s+Greets someone$/m);
   });
@@ -97,10 +64,12 @@ describe('against the demo server', () => {
     }
   });
 
-  test('call types --arg values by the tool schema and prints structured content', async () => {
+  test('call types --arg values by the tool schema; structured content only under --structured', async () => {
     const { code, stdout } = await run(['call', 'add', '--arg', 'a=2', '--arg', 'b=3.5', ...DEMO]);
     assert.equal(code, 0);
-    assert.equal(stdout, '5.5\n{\n  "sum": 5.5\n}\n');
+    assert.equal(stdout, '5.5\n');
+    const structured = await run(['call', 'add', '--arg', 'a=2', '--arg', 'b=3.5', '--structured', ...DEMO]);
+    assert.equal(structured.stdout, '5.5\n{\n  "sum": 5.5\n}\n');
     const json = await run(['call', 'add', '--args', '{"a":1,"b":2}', '--json', ...DEMO]);
     assert.deepEqual(JSON.parse(json.stdout).structuredContent, { sum: 3 });
   });
@@ -121,7 +90,11 @@ describe('against the demo server', () => {
   });
 
   test('a tool result with isError exits 1; a server error exits 1 without a stack trace', async () => {
-    const isError = await run(['call', 'add', '--args', '{"a":"x","b":1}', ...DEMO]);
+    // Checked locally first; --no-validate lets the server see (and refuse) the wrong argument.
+    const checked = await run(['call', 'add', '--args', '{"a":"x","b":1}', ...DEMO]);
+    assert.equal(checked.code, 2);
+    assert.match(checked.stderr, /add: argument a must be a number, got "x"/);
+    const isError = await run(['call', 'add', '--args', '{"a":"x","b":1}', '--no-validate', ...DEMO]);
     assert.equal(isError.code, 1);
     assert.equal(isError.stdout, 'a and b must be numbers\n');
     const unknown = await run(['call', 'nope', ...DEMO]);
@@ -149,7 +122,7 @@ describe('against the demo server', () => {
 });
 
 describe('usage and failures', () => {
-  test('bad usage prints a short usage text on stderr and exits 2', async () => {
+  test('bad usage says the one thing that is wrong and how to see help, and exits 2', async () => {
     for (const args of [
       [],
       ['frobnicate', ...DEMO],
@@ -163,8 +136,7 @@ describe('usage and failures', () => {
       const { code, stdout, stderr } = await run(args);
       assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
       assert.equal(stdout, '');
-      assert.match(stderr, /^conduit-mcp: /);
-      assert.match(stderr, /Usage: conduit-mcp <command>/);
+      assert.match(stderr, /^conduit-mcp: [^\n]+\nrun 'conduit-mcp --help' for usage\n$/);
       noStackTrace(stderr);
     }
   });
@@ -253,7 +225,7 @@ describe('against @modelcontextprotocol/server-everything', () => {
   test('inspect --json reaches the legacy era and lists its tools', async () => {
     const { code, stdout, stderr } = await run(
       ['inspect', '--json', '--', process.execPath, everything, 'stdio'],
-      60_000,
+      { timeoutMs: 60_000 },
     );
     assert.equal(code, 0, stderr);
     const report = JSON.parse(stdout);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { serialize } from '../../src/jsonrpc/serialize.js';
+import { prepareMeta, serialize } from '../../src/jsonrpc/serialize.js';
 
 // Every character some line reader treats as the end of a line (JavaScript, Python's splitlines).
 const LINE_BREAKS = [
@@ -153,5 +153,59 @@ describe('serialize', () => {
         message: 'a JSON-RPC message must serialise to a JSON object',
       });
     }
+  });
+
+  describe('a prepared _meta', () => {
+    const ours = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+      'io.modelcontextprotocol/clientInfo': { name: 'client\u2028name', version: '1.0.0' },
+    };
+    const request = (params?: Record<string, unknown>): JsonRpcMessage =>
+      params === undefined
+        ? { jsonrpc: '2.0', id: 7, method: 'tools/call' }
+        : { jsonrpc: '2.0', id: 7, method: 'tools/call', params };
+    /** What the line must hold: the params with our _meta merged over theirs. */
+    const expected = (params?: Record<string, unknown>) => ({
+      ...request(params),
+      params: { ...params, _meta: { ...(params?._meta as object | undefined), ...ours } },
+    });
+
+    test('is added as the params _meta: no params, empty params, params, params with a _meta of their own', () => {
+      const meta = prepareMeta(ours);
+      for (const params of [
+        undefined,
+        {},
+        { name: 'echo', arguments: { text: 'hi "there"\n}}' } },
+        { params: {} },
+        { name: 'echo', _meta: { progressToken: 3, 'io.modelcontextprotocol/protocolVersion': 'theirs' } },
+      ]) {
+        const line = serialize(request(params), meta);
+        assert.ok(line.endsWith('}\n') && line.indexOf('\n') === line.length - 1, 'one line');
+        assert.deepStrictEqual(JSON.parse(line), expected(params));
+        assert.ok(line.includes('client\\u2028name'), 'the line break in the meta is escaped');
+      }
+    });
+
+    test('leaves the caller params untouched and cannot be changed itself', () => {
+      const meta = prepareMeta(ours);
+      const params = { name: 'echo', _meta: { progressToken: 1 } };
+      serialize(request(params), meta);
+      assert.deepStrictEqual(params, { name: 'echo', _meta: { progressToken: 1 } });
+      assert.deepStrictEqual(meta.value, ours);
+      assert.throws(() => {
+        (meta.value as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'] = 'x';
+      }, TypeError);
+    });
+
+    test('property: any request with a prepared _meta is one line that parses to the merged message', () => {
+      fc.assert(
+        fc.property(fc.dictionary(fc.string(), value), (params) => {
+          const line = serialize(request(params), prepareMeta(ours));
+          assert.equal(line.indexOf('\n'), line.length - 1);
+          assert.deepStrictEqual(JSON.parse(line), JSON.parse(JSON.stringify(expected(params))));
+        }),
+      );
+    });
   });
 });

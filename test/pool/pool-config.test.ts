@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ClientPool, type ServerStatus, ServerUnavailableError } from '../../src/index.js';
+import { startSdkV1 } from '../fixtures/http/sdk-servers.js';
 import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { textOf } from '../helpers/wait.js';
@@ -28,7 +29,7 @@ const named = (tools: string[], ...extra: string[]) => [
   ...extra,
 ];
 
-function writeConfig(): string {
+function writeConfig(remoteUrl: string): string {
   const directory = temporaryDirectory();
   const file = path.join(directory, 'mcp.json');
   const config = {
@@ -48,7 +49,8 @@ function writeConfig(): string {
       crashAtStart: { command: node, args: [fixture('mcp.mjs'), '--exit-at-start', '3'] },
       ignoresEof: { command: node, args: named(['stay'], '--ignore-eof') },
       off: { command: '/nonexistent/never-started', disabled: true },
-      remote: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { 'X-Key': '${POOL_KEY:-k}' } },
+      remote: { type: 'http', url: remoteUrl, headers: { 'X-Key': '${POOL_KEY:-k}' } },
+      unreachable: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
     },
   };
   writeFileSync(file, JSON.stringify(config, null, 2));
@@ -56,7 +58,9 @@ function writeConfig(): string {
 }
 
 test('a pool from a config file: published and fixture servers, each state, one namespace, routing, close', async (t) => {
-  const file = writeConfig();
+  const remoteServer = await startSdkV1();
+  t.after(() => remoteServer.close());
+  const file = writeConfig(remoteServer.url);
   const asked: string[] = [];
   const open = (env: Record<string, string>) =>
     ClientPool.fromConfigFile(file, {
@@ -90,19 +94,22 @@ test('a pool from a config file: published and fixture servers, each state, one 
         crashAtStart: 'failed',
         ignoresEof: 'ready',
         off: 'disabled',
-        remote: 'failed',
+        remote: 'ready',
+        unreachable: 'failed',
       });
       const crash = pool.status().find((s) => s.name === 'crashAtStart')!;
       assert.match(crash.error!.message, /exited with status 3/);
       const remote = pool.status().find((s) => s.name === 'remote')!;
-      assert.match(
-        remote.error!.message,
-        /transport\.type/,
-        'the Client refuses HTTP until the HTTP transport lands',
+      assert.equal(remote.url, remoteServer.url);
+      assert.ok(
+        remoteServer.requests.length > 0 && remoteServer.requests.every((r) => r.headers['x-key'] === 'k'),
+        'the HTTP entry reached its server with its ${VAR:-default} header',
       );
-      assert.equal(remote.url, 'http://127.0.0.1:9/mcp');
+      const unreachable = pool.status().find((s) => s.name === 'unreachable')!;
+      assert.equal(unreachable.url, 'http://127.0.0.1:9/mcp');
+      assert.ok(unreachable.error, 'an HTTP server that cannot be reached is failed, with its error');
       assert.ok(errors.some((e) => e.server === 'crashAtStart'));
-      assert.ok(errors.some((e) => e.server === 'remote'));
+      assert.ok(errors.some((e) => e.server === 'unreachable'));
       assert.deepEqual(asked, ['label']);
       assert.equal(pool.get('off'), undefined);
     },
@@ -193,7 +200,7 @@ test('a pool from a config file: published and fixture servers, each state, one 
     pool.on('serverClosed', (event) => closed.push(event.server));
     await pool.close();
     assert.ok(pool.status().every((s) => s.state === 'closed'));
-    assert.equal(closed.length, 10);
+    assert.equal(closed.length, 11); // every entry but the disabled one
     // guardProcesses() fails the test if any of their process groups is still running.
   });
 });

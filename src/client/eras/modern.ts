@@ -1,5 +1,6 @@
 import { AbortError, ProtocolError, RequestTimeoutError } from '../../errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
+import { type PreparedMeta, prepareMeta } from '../../jsonrpc/serialize.js';
 import { CACHEABLE_METHODS } from '../../protocol/cacheable.js';
 import {
   type LogLevel,
@@ -42,12 +43,6 @@ export function modernMeta(context: SessionContext, version: string): JsonObject
   return meta;
 }
 
-/** `params` with our `_meta` merged over the caller's. */
-export function withModernMeta(params: JsonObject | undefined, meta: JsonObject): JsonObject {
-  const callerMeta = params?._meta as JsonObject | undefined;
-  return { ...params, _meta: callerMeta ? { ...callerMeta, ...meta } : meta };
-}
-
 /** Reads a DiscoverResult leniently; undefined if it is not one. */
 export function readDiscoverResult(result: unknown): DiscoverResult | undefined {
   const value = result as Partial<DiscoverResult> | null;
@@ -59,6 +54,8 @@ export function readDiscoverResult(result: unknown): DiscoverResult | undefined 
     capabilities: typeof value.capabilities === 'object' && value.capabilities ? value.capabilities : {},
   };
 }
+
+const atLeastOne = (limit: number | undefined) => (limit === undefined ? undefined : Math.max(1, limit));
 
 interface InputRequiredResult {
   resultType: 'input_required';
@@ -83,6 +80,7 @@ export class ModernSession implements Session {
   readonly #context: SessionContext;
   /** Results obtained through an input_required retry: never cached. */
   readonly #retried = new WeakSet<object>();
+  #metaCache: { level: LogLevel | undefined; meta: PreparedMeta } | undefined;
 
   constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
     this.#connection = connection;
@@ -106,21 +104,69 @@ export class ModernSession implements Session {
     return !this.#retried.has(result as object);
   }
 
-  async request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
-    const timeout = options.timeout ?? this.#context.requestTimeout;
+  /**
+   * The hot path: the first round goes out synchronously, with a `_meta` made and serialised once
+   * per log level, the caller's params and options as they are (options copied only to clamp a
+   * timeout under 1 ms); a complete result resolves at once. `input_required` goes on to #inputRounds.
+   */
+  request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
     const started = Date.now();
+    try {
+      const first =
+        (options.timeout !== undefined && options.timeout < 1) ||
+        (options.maxTotalTimeout !== undefined && options.maxTotalTimeout < 1)
+          ? {
+              ...options,
+              timeout: atLeastOne(options.timeout),
+              maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
+            }
+          : options;
+      return this.#connection.request(method, params, first, this.#meta()).then((result) => {
+        const resultType = (result as { resultType?: unknown } | null)?.resultType;
+        if (resultType === undefined || resultType === 'complete') return result;
+        return this.#inputRounds(method, params, options, started, result);
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * The `_meta` of every request for the current log level, made and serialised once per level;
+   * the transport adds it to the params, over the caller's own `_meta` if they carry one.
+   */
+  #meta(): PreparedMeta {
+    const level = this.#context.logLevel();
+    if (this.#metaCache === undefined || this.#metaCache.level !== level) {
+      this.#metaCache = { level, meta: prepareMeta(modernMeta(this.#context, this.protocolVersion)) };
+    }
+    return this.#metaCache.meta;
+  }
+
+  /** Answers `input_required` results and retries, from the first round's result on. */
+  async #inputRounds(
+    method: string,
+    params: JsonObject | undefined,
+    options: InternalRequestOptions,
+    started: number,
+    firstResult: unknown,
+  ): Promise<unknown> {
+    const timeout = options.timeout ?? this.#context.requestTimeout;
     const remaining = (limit: number | undefined) =>
       limit === undefined ? undefined : Math.max(1, limit - (Date.now() - started));
     let round: JsonObject | undefined = params;
+    let result = firstResult;
     for (let rounds = 0; ; rounds++) {
-      const meta = modernMeta(this.#context, this.protocolVersion);
-      const result = await this.#connection.request(method, withModernMeta(round, meta), {
-        ...options,
-        // A retry is a new request with a new id.
-        id: rounds === 0 ? options.id : undefined,
-        timeout: remaining(timeout),
-        maxTotalTimeout: remaining(options.maxTotalTimeout),
-      });
+      if (rounds > 0) {
+        const retry = {
+          ...options,
+          // A retry is a new request with a new id.
+          id: undefined,
+          timeout: remaining(timeout),
+          maxTotalTimeout: remaining(options.maxTotalTimeout),
+        };
+        result = await this.#connection.request(method, round, retry, this.#meta());
+      }
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
       if (resultType === 'complete') {
         if (rounds > 0 && typeof result === 'object' && result !== null) this.#retried.add(result);

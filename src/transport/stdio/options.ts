@@ -30,6 +30,12 @@ export interface StdioOptions {
   readonly cwd?: string;
   /** `'inherit'`, `'discard'`, or `{ file }` (an absolute path, appended to). @defaultValue 'inherit' */
   readonly stderr?: StderrOption;
+  /**
+   * Bytes of the server's latest stderr to keep (while it still goes where `stderr` says), attached
+   * to `spawn_failed` and `exit_status` close reasons as `stderrTail`, Secrets redacted. 0 keeps none.
+   * @defaultValue 0
+   */
+  readonly stderrTail?: number;
   /** Windows: allow `.bat`/`.cmd` executables (arguments with `"%^&|<>` are still refused). @defaultValue false */
   readonly allowBatchFiles?: boolean;
   /** Longest line the server may write; a longer one closes with `message_too_large`. @defaultValue 8388608 */
@@ -53,6 +59,7 @@ export interface ResolvedStdioOptions {
   readonly env: ReadonlyArray<readonly [string, EnvValue]>;
   readonly cwd: string | undefined;
   readonly stderr: ResolvedStderr;
+  readonly stderrTail: number;
   readonly allowBatchFiles: boolean;
   readonly maxMessageBytes: number;
   readonly maxJunkLines: number;
@@ -67,7 +74,11 @@ export const STDIO_DEFAULTS = {
   maxWriteQueueBytes: 16 * 1024 * 1024,
   stdinGrace: 2000,
   termGrace: 2000,
+  stderrTail: 0,
 } as const;
+
+/** The largest `stderrTail`: a tail is for a reason in a message, not a log. */
+export const MAX_STDERR_TAIL = 1024 * 1024;
 
 const STDIO_KEYS = [
   'type',
@@ -76,6 +87,7 @@ const STDIO_KEYS = [
   'env',
   'cwd',
   'stderr',
+  'stderrTail',
   'allowBatchFiles',
   'maxMessageBytes',
   'maxJunkLines',
@@ -112,6 +124,7 @@ export function resolveStdioOptions(
     env: normalizeEnv(given('env', {}), at(prefix, 'env')),
     cwd: input.cwd === undefined ? undefined : normalizeCwd(input.cwd, at(prefix, 'cwd'), platform),
     stderr: normalizeStderr(given('stderr', 'inherit'), at(prefix, 'stderr'), platform),
+    stderrTail: normalizeStderrTail(given('stderrTail', STDIO_DEFAULTS.stderrTail), at(prefix, 'stderrTail')),
     allowBatchFiles: booleanOption(given('allowBatchFiles', false), at(prefix, 'allowBatchFiles')),
     maxMessageBytes: integerOption(
       given('maxMessageBytes', STDIO_DEFAULTS.maxMessageBytes),
@@ -140,6 +153,14 @@ export function normalizeCommand(value: unknown, key: string): string {
     throw new ConfigError(
       key,
       `${key} is required: the executable to run, e.g. 'node' or '/usr/bin/python3', got ${describe(value)}`,
+    );
+  }
+  if (/\s/.test(value) && statSync(value, { throwIfNoEntry: false })?.isFile()) {
+    // A real file whose path has a space: splitting it would only give a wrong command.
+    throw new ConfigError(
+      key,
+      `${key} must not contain whitespace, and ${describe(value)} does: to run that file, run it through its ` +
+        `interpreter (e.g. command: 'node', args: [${JSON.stringify(value)}]) or link it from a path without spaces`,
     );
   }
   if (/\s/.test(value)) {
@@ -248,4 +269,12 @@ export function normalizeStderr(value: unknown, key: string, platform: NodeJS.Pl
     key,
     `${key} must be 'inherit', 'discard' or { file: '/absolute/path' }, got ${describe(value)}`,
   );
+}
+
+export function normalizeStderrTail(value: unknown, key: string): number {
+  const bytes = integerOption(value, key, 'bytes');
+  if (bytes > MAX_STDERR_TAIL) {
+    throw new ConfigError(key, `${key} must be at most ${MAX_STDERR_TAIL} bytes, got ${bytes}`);
+  }
+  return bytes;
 }

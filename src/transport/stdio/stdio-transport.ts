@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { closeSync, openSync, statSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, statSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { channels, debug } from '../../diagnostics.js';
 import {
@@ -11,7 +12,7 @@ import {
 } from '../../errors.js';
 import { parseMessage } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import { serialize } from '../../jsonrpc/serialize.js';
+import { type PreparedMeta, serialize } from '../../jsonrpc/serialize.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import { buildEnvironment, getVariable, redact, secretValues } from './environment.js';
@@ -27,6 +28,7 @@ import { Framer } from './framer.js';
 import { type ResolvedStdioOptions, resolveStdioOptions, type StdioOptions } from './options.js';
 import { groupIsEmpty, signalGroup } from './process-group.js';
 import { runShutdown, shutdownPlan } from './shutdown.js';
+import { StderrTail } from './stderr-tail.js';
 import { WriteQueue } from './write-queue.js';
 
 /** How the server process ended. Both null when it never started. */
@@ -82,6 +84,10 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
   #exitTimer: NodeJS.Timeout | undefined;
   /** The values of the Secrets in the server's env: a server may print them, and we must not. */
   #secrets: readonly string[] = [];
+  /** With `stderrTail`: stderr is piped through us, kept here and passed on to where it goes. */
+  #stderrTail: StderrTail | undefined;
+  #stderrSink: Writable | undefined;
+  #stderrWaited = false;
 
   constructor(options: StdioOptions, context: StdioTransportContext = {}) {
     super();
@@ -153,10 +159,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
    * Throws ConnectionClosedError after close, or when this message would pass `maxWriteQueueBytes`
    * (which closes the transport with `write_queue_full`).
    */
-  send(message: JsonRpcMessage): void {
+  send(message: JsonRpcMessage, meta?: PreparedMeta): void {
     if (this.#state === 'closed') throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('send() needs a started transport: await start() first');
-    const text = serialize(message);
+    const text = serialize(message, meta);
+    if (channels.message.hasSubscribers) this.#publishMessage('send', text.trimEnd());
     if (!this.#writeQueue!.write(text)) {
       this.#closeWith({ type: 'write_queue_full', limit: this.#options.maxWriteQueueBytes });
       throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
@@ -253,7 +260,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       ({ file, args, windowsVerbatimArguments } = invocation);
     }
 
-    let stderr: 'inherit' | 'ignore' | number = 'inherit';
+    let stderr: 'inherit' | 'ignore' | 'pipe' | number = 'inherit';
     if (options.stderr.kind === 'discard') stderr = 'ignore';
     if (options.stderr.kind === 'file') {
       try {
@@ -264,6 +271,13 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
           error,
         );
       }
+    }
+    if (options.stderrTail > 0) {
+      this.#stderrTail = new StderrTail(options.stderrTail, secrets);
+      if (options.stderr.kind === 'inherit') this.#stderrSink = process.stderr;
+      // The stream owns the descriptor from here on, and closes it when the pipe ends.
+      if (typeof stderr === 'number') this.#stderrSink = createWriteStream('', { fd: stderr });
+      stderr = 'pipe';
     }
     let child: ChildProcessWithoutNullStreams;
     try {
@@ -278,6 +292,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
         shell: false,
       }) as ChildProcessWithoutNullStreams;
     } catch (error) {
+      this.#endStderrSink();
       throw fail(`${file} could not be spawned: ${(error as Error).message}`, error);
     } finally {
       // The child holds its own copy of the descriptor now.
@@ -296,6 +311,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
           error.code === 'ENOENT'
             ? ': the file exists, so its interpreter (the #! line) or a library it loads is missing'
             : '';
+        this.#endStderrSink();
         reject(fail(`${file} could not be started: ${error.message}${hint}`, error, retryable));
       };
       child.once('spawn', onSpawn);
@@ -304,13 +320,20 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     return child;
   }
 
+  /** Closes a stderr file we write to; never process.stderr. */
+  #endStderrSink(): void {
+    if (this.#stderrSink && this.#stderrSink !== process.stderr) this.#stderrSink.end();
+    this.#stderrSink = undefined;
+  }
+
   #failStart(error: Error): void {
     if (this.#state === 'closed') {
       this.#resolveExited({ code: null, signal: null });
       return;
     }
     this.#state = 'closed';
-    this.#closeReason = { type: 'spawn_failed', error };
+    const stderrTail = this.#stderrTail?.text();
+    this.#closeReason = { type: 'spawn_failed', error, ...(stderrTail !== undefined ? { stderrTail } : {}) };
     this.#resolveExited({ code: null, signal: null });
     this.#publishClose();
     this.emit('close', this.#closeReason);
@@ -323,8 +346,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       maxMessageBytes: options.maxMessageBytes,
       maxJunkLines: options.maxJunkLines,
       onMessage: (classified) => {
+        if (this.#state !== 'open') return;
+        if (channels.message.hasSubscribers)
+          this.#publishMessage('receive', JSON.stringify(classified.message));
         // A listener's exception is re-thrown later (SafeEmitter): the rest of the chunk still goes.
-        if (this.#state === 'open') this.emit('message', classified.message);
+        this.emit('message', classified.message);
       },
       onJunk: (rawReason, bytes, rawText) => {
         const { reason, text } = this.#shownJunk(rawReason, rawText);
@@ -341,6 +367,16 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       onFatal: (reason) => this.#closeWith(reason),
     });
     child.stdout.on('data', (chunk: Buffer) => this.#framer!.push(chunk));
+    if (this.#stderrTail && child.stderr) {
+      child.stderr.on('data', (chunk: Buffer) => {
+        this.#stderrTail!.push(chunk);
+        this.#stderrSink?.write(chunk);
+      });
+      child.stderr.on('error', (error) =>
+        debug('%s: stderr pipe error: %s', this.#name ?? 'stdio', error.message),
+      );
+      child.stderr.on('close', () => this.#endStderrSink());
+    }
     child.stdout.on('end', () => {
       this.#stdoutEnded = true;
       this.#framer!.end();
@@ -395,8 +431,28 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
   }
 
   #closeOnExit(): void {
+    if (this.#state !== 'open') return;
+    const stderr = this.#child?.stderr;
+    if (this.#stderrTail && stderr && !stderr.readableEnded && !this.#stderrWaited) {
+      // The exit can be seen before the last of stderr is read: that last line is the reason.
+      this.#stderrWaited = true;
+      clearTimeout(this.#exitTimer);
+      const done = () => {
+        clearTimeout(this.#exitTimer);
+        this.#closeOnExit();
+      };
+      stderr.once('end', done);
+      this.#exitTimer = setTimeout(done, EXIT_DRAIN_MS);
+      return;
+    }
     const status = this.#exitStatus!;
-    this.#closeWith({ type: 'exit_status', status: status.code, signal: status.signal });
+    const stderrTail = this.#stderrTail?.text();
+    this.#closeWith({
+      type: 'exit_status',
+      status: status.code,
+      signal: status.signal,
+      ...(stderrTail !== undefined ? { stderrTail } : {}),
+    });
   }
 
   #closeWith(reason: CloseReason): void {
@@ -414,6 +470,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     this.emit('close', reason);
   }
 
+  #publishMessage(direction: 'send' | 'receive', text: string): void {
+    const shown = this.#secrets.length > 0 ? redact(text, this.#secrets) : text;
+    channels.message.publish({ server: this.#name, pid: this.#child?.pid, direction, text: shown });
+  }
+
   #publishClose(): void {
     if (channels.close.hasSubscribers) {
       channels.close.publish({ server: this.#name, pid: this.#child?.pid, reason: this.#closeReason });
@@ -429,7 +490,10 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     // leader is gone, let go of the pipe: a grandchild holding it must not keep this process alive.
     child.stdout.removeAllListeners('data');
     child.stdout.resume();
-    void this.#leaderExited.then(() => child.stdout.destroy());
+    void this.#leaderExited.then(() => {
+      child.stdout.destroy();
+      child.stderr?.destroy();
+    });
     void runShutdown(shutdownPlan(platform, pid, this.#options), {
       leaderExited: this.#leaderExited,
       closeStdin: () => {

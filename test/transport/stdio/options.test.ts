@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { inspect } from 'node:util';
@@ -26,7 +26,7 @@ interface Case {
 }
 
 const OPTION_NAMES =
-  'type, command, args, env, cwd, stderr, allowBatchFiles, maxMessageBytes, maxJunkLines, maxWriteQueueBytes, stdinGrace, termGrace';
+  'type, command, args, env, cwd, stderr, stderrTail, allowBatchFiles, maxMessageBytes, maxJunkLines, maxWriteQueueBytes, stdinGrace, termGrace';
 
 const commandRequired = (got: string) =>
   `command is required: the executable to run, e.g. 'node' or '/usr/bin/python3', got ${got}`;
@@ -523,6 +523,7 @@ const DEFAULTS = {
   env: [],
   cwd: undefined,
   stderr: { kind: 'inherit' },
+  stderrTail: 0,
   allowBatchFiles: false,
   maxMessageBytes: 8388608,
   maxJunkLines: 10,
@@ -540,6 +541,7 @@ test('every default is filled', () => {
     maxWriteQueueBytes: 16 * 1024 * 1024,
     stdinGrace: 2000,
     termGrace: 2000,
+    stderrTail: 0,
   });
 });
 
@@ -557,6 +559,7 @@ test('valid values are kept: env in order as pairs, Secrets as they are, zero wh
     env: { B: '2', A: '1', TOKEN: secret, EMPTY: '' },
     cwd: directory,
     stderr: { file: path.join(directory, 'server.log') },
+    stderrTail: 8192,
     allowBatchFiles: true,
     maxMessageBytes: 1,
     maxJunkLines: 0,
@@ -575,6 +578,7 @@ test('valid values are kept: env in order as pairs, Secrets as they are, zero wh
     ],
     cwd: directory,
     stderr: { kind: 'file', path: path.join(directory, 'server.log') },
+    stderrTail: 8192,
     allowBatchFiles: true,
     maxMessageBytes: 1,
     maxJunkLines: 0,
@@ -644,4 +648,20 @@ test('construction neither looks the executable up nor starts anything', async (
   assert.equal(transport.closeReason, undefined);
   await transport.close();
   assert.deepEqual(await transport.exited, { code: null, signal: null });
+});
+
+test('a command that is a file whose path has a space is not split into a wrong command', () => {
+  const spaced = path.join(directory, 'my tools');
+  mkdirSync(spaced, { recursive: true });
+  const file = path.join(spaced, 'server.js');
+  writeFileSync(file, '');
+  assert.throws(
+    () => new StdioTransport({ command: file }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.key === 'command' &&
+      error.message.includes('must not contain whitespace') &&
+      error.message.includes(`args: [${JSON.stringify(file)}]`) &&
+      !error.message.includes('put arguments in args'),
+  );
 });

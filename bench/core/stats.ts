@@ -1,4 +1,4 @@
-// Small helpers the bench runner and its child processes share: summaries of samples, a full GC
+// Statistics the bench runner and its child processes share: summaries of samples, a full GC
 // between samples, and number formatting.
 import v8 from 'node:v8';
 import vm from 'node:vm';

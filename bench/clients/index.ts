@@ -1,0 +1,21 @@
+// Every client the bench compares, by id. Adding one: a file beside this one that exports a
+// ClientKind (see raw.ts for the smallest), and a line here.
+import { conduit } from './conduit.js';
+import { raw } from './raw.js';
+import { SDK1_VERSION, sdk1 } from './sdk1.js';
+import { SDK2_VERSION, sdk2 } from './sdk2.js';
+import type { ClientId, ClientKind } from './types.js';
+
+export * from './types.js';
+export { SDK1_VERSION, SDK2_VERSION };
+
+export const CLIENTS: Record<ClientId, ClientKind> = {
+  raw,
+  conduit: conduit('conduit', 'conduit-mcp', 'auto'),
+  'conduit-legacy': conduit('conduit-legacy', 'conduit-mcp', 'legacy'),
+  'conduit-baseline': conduit('conduit-baseline', 'conduit-mcp (BENCH_CONDUIT_BASELINE)', 'auto', true),
+  sdk1,
+  sdk2: sdk2('sdk2', `official 2.x (client ${SDK2_VERSION})`, 'legacy'),
+  'sdk2-auto': sdk2('sdk2-auto', `official 2.x (client ${SDK2_VERSION})`, 'auto'),
+  'sdk2-auto-3s': sdk2('sdk2-auto-3s', `official 2.x (client ${SDK2_VERSION})`, 'auto', 3000),
+};

@@ -1,0 +1,58 @@
+// CPU time per call, for before/after comparisons on a loaded machine: this process's user + system
+// CPU time (process.cpuUsage) per call is far less distorted by other load than the rate is.
+// Clients alternate in rounds (order rotating), each round one sequential and one in-flight sample.
+//
+//   node --import tsx bench/cpu.ts [--era modern|legacy] [--clients raw,conduit] [--rounds 10]
+//                                  [--calls 5000] [--in-flight-calls 20000]
+import { parseArgs } from 'node:util';
+import { CLIENTS, type ClientId } from './clients/index.js';
+import { killStrayServers } from './core/processes.js';
+import { rotate } from './core/runner.js';
+import { summarise } from './core/stats.js';
+import { timeSample } from './scenarios/throughput.js';
+import { inFlight, sequential } from './scenarios/workloads.js';
+
+const { values } = parseArgs({
+  options: {
+    era: { type: 'string', default: 'modern' },
+    clients: { type: 'string', default: 'raw,conduit' },
+    rounds: { type: 'string', default: '10' },
+    calls: { type: 'string', default: '5000' },
+    'in-flight-calls': { type: 'string', default: '20000' },
+  },
+});
+const mode = values.era === 'legacy' ? 'legacy' : 'modern';
+const ids = values.clients.split(',') as ClientId[];
+for (const id of ids) if (!(id in CLIENTS)) throw new Error(`--clients: unknown client ${id}`);
+const workloads = [sequential(Number(values.calls)), inFlight(Number(values['in-flight-calls']), 256)];
+
+const connections = await Promise.all(ids.map((id) => CLIENTS[id].connect({ mode })));
+const cpu = new Map(workloads.map((w) => [w.id, new Map(ids.map((id) => [id, [] as number[]]))]));
+const rates = new Map(workloads.map((w) => [w.id, new Map(ids.map((id) => [id, [] as number[]]))]));
+const rounds = Number(values.rounds);
+for (let round = -1; round < rounds; round++) {
+  for (const workload of workloads) {
+    for (const i of rotate(
+      ids.map((_, i) => i),
+      Math.max(0, round),
+    )) {
+      const sample = await timeSample(connections[i]!, workload);
+      if (round < 0) continue; // warm-up
+      cpu.get(workload.id)!.get(ids[i]!)!.push(sample.cpuPerUnit);
+      rates.get(workload.id)!.get(ids[i]!)!.push(sample.rate);
+    }
+  }
+}
+console.log(`${mode} era, ${rounds} rounds, CPU µs per call (median, min) and calls/s (median):`);
+for (const workload of workloads) {
+  for (const id of ids) {
+    const c = summarise(cpu.get(workload.id)!.get(id)!);
+    const r = summarise(rates.get(workload.id)!.get(id)!);
+    console.log(
+      `  ${workload.id.padEnd(10)} ${id.padEnd(8)} ${c.median.toFixed(2).padStart(7)} µs  (min ${c.min.toFixed(2)})  ${Math.round(r.median)} calls/s`,
+    );
+  }
+}
+await Promise.all(connections.map((c) => c.close()));
+await killStrayServers();
+process.exit(0);

@@ -1,0 +1,20 @@
+// Every scenario of `npm run bench`, in the order they run. Adding one: a file in this folder that
+// exports a Scenario (close.ts is a small example), and a line here; its group name is what
+// `--only` selects it by.
+import type { Scenario } from '../core/runner.js';
+import { close } from './close.js';
+import { connect } from './connect.js';
+import { floodScenario } from './flood.js';
+import { framing } from './framing.js';
+import { many } from './many.js';
+import { legacyThroughput, modernThroughput } from './throughput.js';
+
+export const SCENARIOS: readonly Scenario[] = [
+  legacyThroughput,
+  modernThroughput,
+  connect,
+  close,
+  floodScenario,
+  many,
+  framing,
+];

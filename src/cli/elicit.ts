@@ -1,0 +1,142 @@
+import { createInterface, type Interface } from 'node:readline';
+import type { ClientHandlers } from '../index.js';
+import type { Output } from './output.js';
+
+interface Field {
+  name: string;
+  schema: Record<string, unknown>;
+  required: boolean;
+}
+
+type Answer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' };
+
+class Cancelled extends Error {}
+
+function ask(rl: Interface, question: string, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Cancelled());
+    const onInterrupt = () => reject(new Cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    rl.once('SIGINT', onInterrupt);
+    rl.question(question, (answer) => {
+      signal.removeEventListener('abort', onAbort);
+      rl.off('SIGINT', onInterrupt);
+      resolve(answer.trim());
+    });
+  });
+}
+
+/** The typed value of one answer, or a reason it is not one. */
+function convert(field: Field, text: string): { value: unknown } | { problem: string } {
+  const schema = field.schema;
+  const options = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
+  if (options) {
+    const index = /^\d+$/.test(text) ? Number(text) - 1 : -1;
+    const chosen = options[index] ?? options.find((option) => String(option) === text);
+    return chosen === undefined
+      ? { problem: `choose one of ${options.map(String).join(', ')}` }
+      : { value: chosen };
+  }
+  switch (schema.type) {
+    case 'boolean':
+      if (/^(y|yes|true)$/i.test(text)) return { value: true };
+      if (/^(n|no|false)$/i.test(text)) return { value: false };
+      return { problem: 'answer y or n' };
+    case 'integer':
+    case 'number': {
+      const number = Number(text);
+      if (text === '' || !Number.isFinite(number)) return { problem: 'a number, please' };
+      if (schema.type === 'integer' && !Number.isInteger(number))
+        return { problem: 'a whole number, please' };
+      return { value: number };
+    }
+    default:
+      return { value: text };
+  }
+}
+
+/** Asks each field of a form on the terminal (stderr), then whether to send it. */
+async function fillForm(
+  rl: Interface,
+  output: Output,
+  server: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const line = output.policy.line;
+  const schema = (params.requestedSchema ?? {}) as Record<string, unknown>;
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const fields: Field[] = Object.entries(properties).map(([name, fieldSchema]) => ({
+    name,
+    schema: fieldSchema ?? {},
+    required: required.has(name),
+  }));
+  output.err(`\n${line(server)} asks: ${output.policy.text(String(params.message ?? ''))}`);
+  if (params.mode === 'url') {
+    output.err(`  open: ${line(String(params.url ?? ''))}`);
+    const answer = await ask(rl, 'Done? [y/N] ', signal);
+    return /^y/i.test(answer) ? { action: 'accept', content: {} } : { action: 'decline' };
+  }
+  const content: Record<string, unknown> = {};
+  for (const field of fields) {
+    const title = line(String(field.schema.title ?? field.name));
+    const options = Array.isArray(field.schema.enum)
+      ? ` (${(field.schema.enum as unknown[]).map((option, index) => `${index + 1}=${line(String(option))}`).join(', ')})`
+      : field.schema.type === 'boolean'
+        ? ' (y/n)'
+        : '';
+    const hint = field.schema.description ? ` - ${line(String(field.schema.description))}` : '';
+    for (;;) {
+      const text = await ask(rl, `  ${title}${field.required ? '*' : ''}${options}${hint}: `, signal);
+      if (text === '') {
+        if (!field.required) break;
+        output.err('  (required)');
+        continue;
+      }
+      const converted = convert(field, text);
+      if ('value' in converted) {
+        content[field.name] = converted.value;
+        break;
+      }
+      output.err(`  (${converted.problem})`);
+    }
+  }
+  const send = await ask(rl, 'Send? [Y/n, c to cancel] ', signal);
+  if (/^c/i.test(send)) return { action: 'cancel' };
+  if (/^n/i.test(send)) return { action: 'decline' };
+  return { action: 'accept', content };
+}
+
+/**
+ * Answers the server's elicitation requests: a form on the terminal when stdin is one; declined,
+ * with a note, when it is not (nobody could answer). Ctrl-C at a question cancels the form.
+ */
+export function elicitationHandler(output: Output): NonNullable<ClientHandlers['elicitation']> {
+  let queue = Promise.resolve();
+  return (params, { server, signal }) => {
+    if (process.stdin.isTTY !== true) {
+      output.err(
+        `conduit-mcp: ${output.policy.line(server)} asked for input, but stdin is not a terminal: declined`,
+      );
+      return Promise.resolve({ action: 'decline' });
+    }
+    // One form at a time on one terminal.
+    const answer = queue.then(async () => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      try {
+        return await fillForm(rl, output, server, params, signal);
+      } catch (error) {
+        if (error instanceof Cancelled) return { action: 'cancel' as const };
+        throw error;
+      } finally {
+        rl.close();
+      }
+    });
+    queue = answer.then(
+      () => {},
+      () => {},
+    );
+    return answer;
+  };
+}

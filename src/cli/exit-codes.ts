@@ -1,0 +1,143 @@
+import {
+  CapabilityError,
+  ClientClosedError,
+  type CloseReason,
+  ConfigError,
+  ConnectionClosedError,
+  McpError,
+  ProtocolError,
+  RequestTimeoutError,
+  SpawnError,
+  UnsupportedProtocolVersionError,
+} from '../index.js';
+import { HELP_HINT, InvalidArguments, UsageProblem } from './args.js';
+import type { TextPolicy } from './sanitize.js';
+
+/** One code per outcome; the README and --help list them. */
+export const EXIT = {
+  ok: 0,
+  serverError: 1,
+  usage: 2,
+  serverDown: 3,
+  timeout: 4,
+  unsupported: 5,
+  protocol: 6,
+  outputClosed: 141,
+} as const;
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/** The run was stopped by a signal: exit 128 + its number, as shells report it. */
+export class Interrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`stopped by ${signal}`);
+  }
+  get exitCode(): number {
+    return 128 + (SIGNAL_NUMBERS[this.signal] ?? 0);
+  }
+}
+
+/** stdout was closed by its reader (`| head`): stop quietly. */
+export class OutputClosed extends Error {
+  constructor() {
+    super('stdout was closed');
+  }
+}
+
+/** The CLI's own deadline (--connect-timeout) passed. */
+export class CliTimeout extends Error {}
+
+/** The server does not offer what the command needs (an era, a capability). */
+export class Unsupported extends Error {}
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof Interrupted) return error.exitCode;
+  if (error instanceof OutputClosed) return EXIT.outputClosed;
+  if (error instanceof UsageProblem || error instanceof ConfigError) return EXIT.usage;
+  if (error instanceof CliTimeout || error instanceof RequestTimeoutError) return EXIT.timeout;
+  if (
+    error instanceof Unsupported ||
+    error instanceof CapabilityError ||
+    error instanceof UnsupportedProtocolVersionError
+  ) {
+    return EXIT.unsupported;
+  }
+  if (error instanceof ProtocolError) return EXIT.protocol;
+  if (
+    error instanceof SpawnError ||
+    error instanceof ConnectionClosedError ||
+    error instanceof ClientClosedError
+  ) {
+    return EXIT.serverDown;
+  }
+  return EXIT.serverError;
+}
+
+/** The close reason behind an error, if any: on the error, or down its cause chain. */
+export function closeReasonOf(error: unknown): CloseReason | undefined {
+  for (let current = error, depth = 0; current && depth < 10; depth++) {
+    const reason = (current as { reason?: unknown }).reason;
+    if (reason && typeof reason === 'object' && 'type' in reason) return reason as CloseReason;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The end of the server's stderr, when it explains a failure. */
+export function stderrTailOf(error: unknown): string | undefined {
+  const reason = closeReasonOf(error) as { stderrTail?: string } | undefined;
+  return reason?.stderrTail;
+}
+
+const TAIL_LINES = 20;
+
+/** What failed and what to do, for stderr: no stack trace; the server's words made visible. */
+export function describeFailure(error: unknown, policy: TextPolicy): string {
+  let message: string;
+  if (error instanceof InvalidArguments) return error.message;
+  if (error instanceof UsageProblem) return `${error.message}\n${HELP_HINT}`;
+  if (error instanceof McpError) {
+    message = `the server answered error ${error.code}: ${policy.line(error.message)}`;
+  } else if (error instanceof RequestTimeoutError) {
+    message = error.message.endsWith('(maxTotalTimeout)')
+      ? `${policy.line(error.message.replace(/ \(maxTotalTimeout\)$/, ''))}: --max-time, the hard cap per request, passed; raise it if the tool needs longer`
+      : `${policy.line(error.message)}, nor any progress: raise --timeout (per request, restarted by each progress notification)`;
+  } else if (error instanceof CapabilityError) {
+    message = `${policy.line(error.message)} (conduit-mcp inspect shows what the server offers)`;
+  } else if (error instanceof Error) {
+    message = policy.line(error.message);
+  } else {
+    message = policy.line(String(error));
+  }
+  const tail = stderrTailOf(error);
+  if (tail !== undefined) {
+    const lines = tail.trimEnd().split('\n').slice(-TAIL_LINES);
+    message += `\nthe server's stderr ended with:\n${lines.map((line) => `  | ${policy.line(line)}`).join('\n')}`;
+  }
+  return message;
+}
+
+/** `{ "error": { code, message, exitCode, ... } }` for --json. */
+export function jsonFailure(error: unknown, exitCode: number): unknown {
+  const code =
+    error instanceof InvalidArguments
+      ? 'CONDUIT_INVALID_ARGUMENTS'
+      : error instanceof UsageProblem
+        ? 'CONDUIT_USAGE'
+        : error instanceof Interrupted
+          ? 'CONDUIT_INTERRUPTED'
+          : error instanceof CliTimeout
+            ? 'CONDUIT_CONNECT_TIMEOUT'
+            : error instanceof Unsupported
+              ? 'CONDUIT_UNSUPPORTED'
+              : ((error as { code?: unknown })?.code ?? 'CONDUIT_ERROR');
+  const body: Record<string, unknown> = {
+    code,
+    message: error instanceof Error ? error.message : String(error),
+    exitCode,
+  };
+  if (error instanceof McpError && error.data !== undefined) body.data = error.data;
+  const reason = closeReasonOf(error);
+  if (reason) body.closeReason = { ...reason, ...('error' in reason ? { error: reason.error.message } : {}) };
+  return { error: body };
+}

@@ -1,0 +1,34 @@
+import type { TextPolicy } from './sanitize.js';
+
+/** Where the CLI writes, and how it shows server text. */
+export interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Whether stderr is a terminal (live progress line). */
+  errIsTty: boolean;
+  policy: TextPolicy;
+}
+
+/**
+ * stdout that a reader may close early (`| head`): the first EPIPE calls `onClosed` once, and
+ * everything written after it is dropped, so neither a stack trace nor a second error follows.
+ */
+export function closableStdout(onClosed: () => void): {
+  write: (text: string) => void;
+  closed: () => boolean;
+} {
+  let closed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (closed) return;
+    closed = true;
+    if (error.code !== 'EPIPE')
+      process.stderr.write(`conduit-mcp: cannot write to stdout: ${error.message}\n`);
+    onClosed();
+  });
+  return {
+    write: (text) => {
+      if (!closed) process.stdout.write(text);
+    },
+    closed: () => closed,
+  };
+}

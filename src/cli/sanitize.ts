@@ -1,0 +1,36 @@
+/**
+ * A server's text must not drive the terminal: control characters (C0 but newline and tab, DEL,
+ * C1), and the invisible Unicode that reorders or hides text (bidirectional overrides and
+ * isolates, zero-width characters), are shown as visible escapes such as `\x1b` and `\u202e`.
+ * An escape sequence is neutralised by its ESC: `\x1b[31m` prints as those seven characters.
+ */
+const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+const UNSAFE_IN_LINE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+
+function escapeCharacter(character: string): string {
+  const code = character.charCodeAt(0);
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** Text as a terminal may show it: multi-line text keeps its newlines and tabs. */
+export function visible(text: string): string {
+  return text.replace(UNSAFE, escapeCharacter);
+}
+
+/** For one-line places (table cells, headers): newlines and tabs are escaped too. */
+export function visibleLine(text: string): string {
+  return text.replace(UNSAFE_IN_LINE, escapeCharacter);
+}
+
+/** The sanitiser of a run: `--raw` keeps the server's text as it is. */
+export interface TextPolicy {
+  text: (value: string) => string;
+  line: (value: string) => string;
+}
+
+export const SAFE: TextPolicy = { text: visible, line: visibleLine };
+export const RAW: TextPolicy = { text: (value) => value, line: (value) => value };

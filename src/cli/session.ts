@@ -1,0 +1,112 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  Client,
+  type ClientHandlers,
+  type LogLevel,
+  type RequestOptions,
+  UnsupportedProtocolVersionError,
+} from '../index.js';
+import { type CliArguments, UsageProblem } from './args.js';
+import { elicitationHandler } from './elicit.js';
+import { CliTimeout, Unsupported } from './exit-codes.js';
+import type { Output } from './output.js';
+import type { Stopper } from './stop.js';
+import { transportFromArguments } from './transport-options.js';
+
+/** `--root <dir>`: each an existing directory, offered as a file:// root. */
+function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
+  const entries = roots.map((root) => {
+    const directory = path.resolve(root);
+    if (!statSync(directory, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageProblem(`--root ${root}: ${directory} is not an existing directory`);
+    }
+    return { uri: pathToFileURL(directory).href, name: path.basename(directory) || directory };
+  });
+  return async () => ({ roots: entries });
+}
+
+/** The client for the command line's server. It starts nothing. */
+export async function clientFor(
+  cli: CliArguments,
+  output: Output,
+  extraHandlers: ClientHandlers = {},
+): Promise<Client> {
+  const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
+  if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
+  const client = new Client({
+    name: cli.server ?? 'server',
+    transport: await transportFromArguments(cli, (text) => output.err(output.policy.line(text))),
+    protocol: cli.protocol,
+    requestTimeout: cli.timeout,
+    ...(cli.probeTimeout !== undefined ? { probeTimeout: cli.probeTimeout } : {}),
+    ...(cli.logLevel !== undefined ? { logLevel: cli.logLevel as LogLevel } : {}),
+    reconnect: { maxReconnects: 0 },
+    handlers,
+  });
+  if (cli.logLevel !== undefined) {
+    client.on('log', (message) => {
+      const data = typeof message.data === 'string' ? message.data : JSON.stringify(message.data);
+      const logger = message.logger ? ` ${output.policy.line(String(message.logger))}` : '';
+      output.err(`[${output.policy.line(String(message.level))}${logger}] ${output.policy.line(data ?? '')}`);
+    });
+  }
+  return client;
+}
+
+/**
+ * Connects within --connect-timeout (spawn, era detection, handshake). A server that fails is
+ * not started a third time: the client makes one attempt (`maxReconnects: 0`), in which the era
+ * detection may start it once more when it died on the probe.
+ */
+export async function connectWithin(client: Client, cli: CliArguments, stopper: Stopper): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CliTimeout(
+            `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server ` +
+              'on stdio, or it needs longer to start (raise --connect-timeout)',
+          ),
+        ),
+      cli.connectTimeout,
+    );
+  });
+  deadline.catch(() => {});
+  try {
+    await stopper.race(Promise.race([client.connect(), deadline]));
+  } catch (error) {
+    // The library names its own option (protocol: 'auto'); the command names its flags.
+    if (
+      cli.protocol === 'modern' &&
+      error instanceof UnsupportedProtocolVersionError &&
+      error.supported.length === 0
+    ) {
+      throw new Unsupported(
+        'the server does not speak the modern era (it speaks only the legacy era): ' +
+          'use --protocol auto or --protocol legacy',
+        { cause: error },
+      );
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Options for every request: the run's abort signal, --timeout restarted by progress, --max-time. */
+export function requestOptions(
+  cli: CliArguments,
+  stopper: Stopper,
+  onProgress: RequestOptions['onProgress'] = () => {},
+): RequestOptions {
+  return {
+    signal: stopper.controller.signal,
+    timeout: cli.timeout,
+    resetTimeoutOnProgress: true,
+    onProgress,
+    ...(cli.maxTime !== undefined ? { maxTotalTimeout: cli.maxTime } : {}),
+  };
+}

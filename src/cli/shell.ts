@@ -1,0 +1,208 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Client } from '../index.js';
+import type { CliArguments } from './args.js';
+import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
+import type { Output } from './output.js';
+import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
+import { callTool, printToolResult } from './run.js';
+import { requestOptions } from './session.js';
+import type { Stopper } from './stop.js';
+import { readArgsJson } from './tool-arguments.js';
+
+const SHELL_COMMANDS = ['tools', 'resources', 'prompts', 'call', 'read', 'prompt', 'help', 'exit'];
+const SHELL_HELP = `Commands (the server stays running between them):
+  tools | resources | prompts         one list
+  call <tool> [key=value ...]         call a tool; or call <tool> {"key": 1}
+  read <uri>                          read a resource
+  prompt <name> [key=value ...]       get a prompt
+  help | exit                         this text | leave (Ctrl-D too)
+Tab completes commands and tool names; history is kept in ~/.conduit-mcp_history.`;
+
+/** Splits a line into words: double or single quotes group, a backslash escapes. No shell runs. */
+export function splitWords(line: string): string[] {
+  const words: string[] = [];
+  let current = '';
+  let quote: string | undefined;
+  let started = false;
+  for (let index = 0; index < line.length; index++) {
+    const character = line[index]!;
+    if (character === '\\' && index + 1 < line.length && quote !== "'") {
+      current += line[++index];
+      started = true;
+    } else if (quote) {
+      if (character === quote) quote = undefined;
+      else current += character;
+    } else if (character === '"' || character === "'") {
+      quote = character;
+      started = true;
+    } else if (/\s/.test(character)) {
+      if (started) words.push(current);
+      current = '';
+      started = false;
+    } else {
+      current += character;
+      started = true;
+    }
+  }
+  if (started) words.push(current);
+  return words;
+}
+
+function historyFile(): string {
+  return process.env.CONDUIT_MCP_HISTORY ?? path.join(homedir(), '.conduit-mcp_history');
+}
+
+function loadHistory(): string[] {
+  try {
+    return readFileSync(historyFile(), 'utf8').split('\n').filter(Boolean).reverse().slice(0, 500);
+  } catch {
+    return [];
+  }
+}
+
+/** `conduit-mcp shell`: one server, many commands, until exit, Ctrl-D or a signal. */
+export async function runShell(
+  client: Client,
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+): Promise<number> {
+  let toolNames: string[] = [];
+  const refreshTools = async () => {
+    if (!client.serverCapabilities?.tools) return;
+    toolNames = (await client.listTools(undefined, requestOptions(cli, stopper))).tools.map(
+      (tool) => tool.name,
+    );
+  };
+  await refreshTools();
+  client.on('toolsListChanged', () => void refreshTools().catch(() => {}));
+  const completer = (line: string): [string[], string] => {
+    const words = line.split(/\s+/);
+    if (words.length <= 1) {
+      const hits = SHELL_COMMANDS.filter((command) => command.startsWith(line));
+      return [hits.map((hit) => `${hit} `), line];
+    }
+    if (words[0] === 'call' && words.length === 2) {
+      const partial = words[1]!;
+      const hits = toolNames.filter((name) => name.startsWith(partial));
+      return [hits.map((hit) => `${hit} `), partial];
+    }
+    return [[], line];
+  };
+  const terminal = process.stdin.isTTY === true;
+  const rl = createInterface({
+    input: process.stdin,
+    // Piped commands get results only, without prompts between them.
+    ...(terminal ? { output: process.stdout } : {}),
+    completer,
+    terminal,
+    history: terminal ? loadHistory() : [],
+    historySize: 500,
+    prompt: `${output.policy.line(client.serverInfo?.name ?? 'mcp')}> `,
+  });
+  // Ctrl-C at the prompt clears the line; a signal during a command stops the run as usual.
+  rl.on('SIGINT', () => {
+    rl.write(null, { ctrl: true, name: 'u' });
+    process.stdout.write('\n');
+    rl.prompt();
+  });
+  const finished = new Promise<void>((resolve) => rl.once('close', resolve));
+  stopper.controller.signal.addEventListener('abort', () => rl.close(), { once: true });
+  if (terminal)
+    output.err(`conduit-mcp shell: ${toolNames.length} tools; help for commands, exit or Ctrl-D to leave`);
+  rl.prompt();
+  const lines = rl[Symbol.asyncIterator]();
+  /** Piped, the shell exits with the first failing command's code, so a script notices. */
+  let firstFailure: number = EXIT.ok;
+  for (;;) {
+    const next = await stopper.race(
+      Promise.race([lines.next(), finished.then(() => ({ done: true, value: '' }))]),
+    );
+    if (next.done) break;
+    const line = String(next.value).trim();
+    if (line === '') {
+      rl.prompt();
+      continue;
+    }
+    if (terminal) {
+      try {
+        appendFileSync(historyFile(), `${line}\n`, { mode: 0o600 });
+      } catch {
+        // History is a convenience: a read-only home must not break the shell.
+      }
+    }
+    if (line === 'exit' || line === 'quit') break;
+    let code: number;
+    try {
+      code = await runShellLine(client, cli, output, stopper, splitWords(line));
+    } catch (error) {
+      if (error instanceof Interrupted || error instanceof OutputClosed) throw error;
+      code = exitCodeFor(error);
+      output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
+    }
+    if (firstFailure === EXIT.ok) firstFailure = code;
+    rl.prompt();
+  }
+  rl.close();
+  return terminal ? EXIT.ok : firstFailure;
+}
+
+function keyValues(words: string[]): Array<[string, string]> {
+  return words.map((word) => {
+    const at = word.indexOf('=');
+    if (at <= 0) throw new Error(`expected key=value, got ${JSON.stringify(word)}`);
+    return [word.slice(0, at), word.slice(at + 1)];
+  });
+}
+
+async function runShellLine(
+  client: Client,
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+  words: string[],
+): Promise<number> {
+  const [command, target, ...rest] = words;
+  const options = requestOptions(cli, stopper);
+  const policy = output.policy;
+  switch (command) {
+    case 'help':
+      output.out(SHELL_HELP);
+      return EXIT.ok;
+    case 'tools':
+      output.out(toolsTable(policy, (await client.listTools(undefined, options)).tools));
+      return EXIT.ok;
+    case 'resources':
+      output.out(resourcesTable(policy, (await client.listResources(undefined, options)).resources));
+      return EXIT.ok;
+    case 'prompts':
+      output.out(promptsTable(policy, (await client.listPrompts(undefined, options)).prompts));
+      return EXIT.ok;
+    case 'call': {
+      if (!target) throw new Error('call needs a tool name: call <tool> [key=value ...]');
+      const json = rest.length === 1 && rest[0]!.trimStart().startsWith('{');
+      const base = json ? readArgsJson(rest[0]!, () => '') : {};
+      const result = await callTool(client, cli, output, stopper, target, base, json ? [] : keyValues(rest));
+      return printToolResult({ ...cli, json: false }, output, result);
+    }
+    case 'read':
+      if (!target) throw new Error('read needs a URI');
+      output.out(renderResource(policy, await client.readResource({ uri: target }, options), new Map()));
+      return EXIT.ok;
+    case 'prompt':
+      if (!target) throw new Error('prompt needs a name');
+      output.out(
+        renderPrompt(
+          policy,
+          await client.getPrompt({ name: target, arguments: Object.fromEntries(keyValues(rest)) }, options),
+          new Map(),
+        ),
+      );
+      return EXIT.ok;
+    default:
+      throw new Error(`unknown command ${JSON.stringify(command)}: ${SHELL_COMMANDS.join(', ')}`);
+  }
+}
