@@ -21,6 +21,10 @@ export const channels = {
   message: dc.channel('conduit-mcp:transport:message'),
   /** `{ server, pid, signal }` for each signal the shutdown sends to the server's process group. */
   signal: dc.channel('conduit-mcp:transport:signal'),
+  /** `{ server, method, url, mcpMethod, status }` for each HTTP response (url: origin and path only). */
+  http: dc.channel('conduit-mcp:transport:http'),
+  /** `{ server, tool, reason }` for each tool left out of tools/list for an invalid x-mcp-header. */
+  toolRejected: dc.channel('conduit-mcp:transport:tool-rejected'),
   /** `{ server, attempt, delay }` before each restart attempt. */
   reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
   /** `{ server, reason }` when the supervisor gives up or the client is closed. */

@@ -189,7 +189,125 @@ export class CapabilityError extends ConduitError {
   }
 }
 
+/** What went wrong with one HTTP exchange. */
+export type HttpErrorKind =
+  /** The server answered with an HTTP error status (4xx, 5xx) and no JSON-RPC error. */
+  | 'status'
+  /** A 2xx answer whose Content-Type is neither JSON nor an event stream. */
+  | 'content_type'
+  /** A JSON body or an SSE event larger than `maxMessageBytes`. */
+  | 'message_too_large'
+  /** No response headers within `headersTimeout`, or the body went idle for `bodyTimeout`. */
+  | 'timeout'
+  /** The connection failed (refused, reset, DNS, TLS). */
+  | 'network'
+  /** A redirect that is not followed (another origin, or a method change). */
+  | 'redirect'
+  /** A response stream ended before the response to the request came. */
+  | 'stream_broken'
+  /** The body is not a JSON-RPC message. */
+  | 'invalid_body'
+  /** A 2024-11-05 HTTP+SSE `endpoint` event named a URL on another origin. */
+  | 'foreign_endpoint';
+
+/**
+ * An HTTP exchange with the server failed. `status` and `bodyExcerpt` (at most 200 characters,
+ * tags stripped, Secret header values redacted) tell what the server said; `eraSignal` is true
+ * for the 4xx answers that tell a legacy endpoint from a modern one (never 401, 403 or 5xx).
+ */
+export class HttpError extends ConduitError {
+  readonly code = 'CONDUIT_HTTP';
+  constructor(
+    readonly kind: HttpErrorKind,
+    message: string,
+    readonly details: {
+      readonly url: string;
+      readonly method?: string;
+      readonly status?: number;
+      readonly bodyExcerpt?: string;
+      readonly limit?: number;
+    },
+    options?: ErrorOptions & { server?: string },
+  ) {
+    super(prefixed(options?.server, message), options);
+  }
+
+  get status(): number | undefined {
+    return this.details.status;
+  }
+
+  get bodyExcerpt(): string | undefined {
+    return this.details.bodyExcerpt;
+  }
+
+  /** Whether this answer says something about the endpoint's era (400, 404, 405 and the like). */
+  get eraSignal(): boolean {
+    const status = this.details.status;
+    if (this.kind !== 'status' || status === undefined) return false;
+    return status >= 400 && status < 500 && !NO_ERA_SIGNAL.has(status);
+  }
+}
+
+/** 4xx answers that say nothing about the era: authorization, client bugs, limits. */
+const NO_ERA_SIGNAL = new Set([401, 403, 406, 407, 408, 413, 415, 429, 431]);
+
 /** A method was called at a time it cannot work (e.g. `send()` before `start()`). */
 export class UsageError extends ConduitError {
   readonly code = 'CONDUIT_USAGE';
+}
+
+/**
+ * A pool server cannot take the call now: it failed to start, is reconnecting, waits for
+ * authorization, is disabled or closed. `cause` is its last error, if it had one.
+ */
+export class ServerUnavailableError extends ConduitError {
+  readonly code = 'CONDUIT_SERVER_UNAVAILABLE';
+  constructor(
+    readonly server: string,
+    readonly state: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${server}: ${message}`, options);
+  }
+}
+
+/** A pool server did not become ready within its `startTimeout`; it goes on trying in the background. */
+export class StartTimeoutError extends ConduitError {
+  readonly code = 'CONDUIT_START_TIMEOUT';
+  constructor(
+    readonly server: string,
+    readonly timeout: number,
+  ) {
+    super(
+      `${server}: not ready within ${timeout} ms (startTimeout); it keeps trying under its reconnect policy, or raise startTimeout for a slow server`,
+    );
+  }
+}
+
+/** Two pool entries ended up with the same `poolName` after renaming; `servers` and `names` say which. */
+export class NameCollisionError extends ConduitError {
+  readonly code = 'CONDUIT_NAME_COLLISION';
+  constructor(
+    readonly poolName: string,
+    readonly servers: readonly [string, string],
+    readonly names: readonly [string, string],
+    kind: string,
+  ) {
+    super(
+      `the ${kind} name ${JSON.stringify(poolName)} stands for both ${servers[0]}'s ${JSON.stringify(names[0])} and ${servers[1]}'s ${JSON.stringify(names[1])}; give toolName a function that keeps them apart, or rename or disable one server`,
+    );
+  }
+}
+
+/** No pool server has a tool, prompt, resource or server of that name. */
+export class UnknownNameError extends ConduitError {
+  readonly code = 'CONDUIT_UNKNOWN_NAME';
+  constructor(
+    readonly kind: 'tool' | 'prompt' | 'resource' | 'server',
+    readonly requested: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }

@@ -11,11 +11,16 @@ import {
   ConnectionClosedError,
   ConnectTimeoutError,
   describeCloseReason,
+  HttpError,
   isConduitError,
   McpError,
+  NameCollisionError,
   ProtocolError,
   RequestTimeoutError,
+  ServerUnavailableError,
   SpawnError,
+  StartTimeoutError,
+  UnknownNameError,
   UnsupportedProtocolVersionError,
   UsageError,
 } from '../src/errors.js';
@@ -45,6 +50,19 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
   ],
   [new UsageError('send() before start()'), UsageError, 'CONDUIT_USAGE'],
   [new ConnectTimeoutError(60_000), ConnectTimeoutError, 'CONDUIT_CONNECT_TIMEOUT'],
+  [
+    new HttpError('status', 'POST answered HTTP 500', { url: 'https://x/mcp', status: 500 }),
+    HttpError,
+    'CONDUIT_HTTP',
+  ],
+  [
+    new ServerUnavailableError('files', 'failed', 'down'),
+    ServerUnavailableError,
+    'CONDUIT_SERVER_UNAVAILABLE',
+  ],
+  [new StartTimeoutError('files', 1000), StartTimeoutError, 'CONDUIT_START_TIMEOUT'],
+  [new NameCollisionError('x', ['a', 'b'], ['x', 'x'], 'tool'), NameCollisionError, 'CONDUIT_NAME_COLLISION'],
+  [new UnknownNameError('tool', 'x', 'no tool x'), UnknownNameError, 'CONDUIT_UNKNOWN_NAME'],
 ];
 
 describe('every error class', () => {
@@ -264,9 +282,22 @@ describe('describeCloseReason', () => {
       { type: 'connect_failed', error: new Error('initialize got no answer within 10 ms') },
       'the connection attempt failed: initialize got no answer within 10 ms',
     ],
+    [
+      { type: 'session_expired', status: 404 },
+      'the server ended the session (HTTP 404 to our MCP-Session-Id)',
+    ],
+    [
+      {
+        type: 'http_error',
+        error: new HttpError('stream_broken', 'GET http://127.0.0.1/mcp: the HTTP+SSE event stream ended', {
+          url: 'http://127.0.0.1/mcp',
+        }),
+      },
+      'GET http://127.0.0.1/mcp: the HTTP+SSE event stream ended',
+    ],
   ];
   for (const [reason, text] of cases) {
-    test(`${reason.type}${'status' in reason ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
+    test(`${reason.type}${reason.type === 'exit_status' ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
       assert.equal(describeCloseReason(reason), text);
     });
   }
@@ -281,6 +312,8 @@ describe('describeCloseReason', () => {
       write_queue_full: true,
       stream_error: true,
       connect_failed: true,
+      session_expired: true,
+      http_error: true,
     };
     assert.deepEqual(new Set(cases.map(([reason]) => reason.type)), new Set(Object.keys(types)));
   });

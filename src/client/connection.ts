@@ -101,6 +101,10 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     this.#defaultTimeout = options.requestTimeout;
     transport.on('message', (message) => this.#onMessage(message));
     transport.on('close', (reason) => this.#onClose(reason));
+    transport.on('requestFailed', (id, error) => {
+      const pending = this.#pending.get(id);
+      if (pending) this.#settle(pending, error);
+    });
   }
 
   get transport(): Transport {

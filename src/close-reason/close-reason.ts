@@ -1,3 +1,4 @@
+import { HTTP_CLOSE_REASON_TEXT, type HttpCloseReason } from './http.js';
 import { type Describers, STDIO_CLOSE_REASON_TEXT, type StdioCloseReason } from './stdio.js';
 
 /**
@@ -12,7 +13,8 @@ export type CloseReason =
    * handshake was refused or timed out, or `connectTimeout` passed. `error` says which.
    */
   | { type: 'connect_failed'; error: Error }
-  | StdioCloseReason;
+  | StdioCloseReason
+  | HttpCloseReason;
 
 export type CloseReasonType = CloseReason['type'];
 
@@ -20,6 +22,7 @@ const CLOSE_REASON_TEXT: Describers<CloseReason> = {
   closed: () => 'closed by the client',
   connect_failed: (reason) => `the connection attempt failed: ${reason.error.message}`,
   ...STDIO_CLOSE_REASON_TEXT,
+  ...HTTP_CLOSE_REASON_TEXT,
 };
 
 /** One line that says why a transport closed, for messages and logs. */

@@ -66,6 +66,15 @@ function stringifyWithMeta(message: JsonRpcMessage, meta: PreparedMeta): string 
       return `${text.slice(0, -2)}${empty ? '' : ','}"_meta":${meta.json}}}`;
     }
   }
+  return JSON.stringify(withMeta(message, meta));
+}
+
+/**
+ * The request with `meta` in its params as an object (merged over a `_meta` of its own): for a
+ * transport that reads the params (HTTP routing headers) or serialises the message itself.
+ */
+export function withMeta(message: JsonRpcMessage, meta: PreparedMeta): JsonRpcMessage {
+  const { params } = message as { params?: JsonObject };
   const callerMeta = params?._meta as JsonObject | undefined;
-  return JSON.stringify({ ...message, params: { ...params, _meta: { ...callerMeta, ...meta.value } } });
+  return { ...message, params: { ...params, _meta: { ...callerMeta, ...meta.value } } } as JsonRpcMessage;
 }

@@ -1,14 +1,21 @@
 import { ConfigError } from '../errors.js';
 import { at, describe } from '../validate.js';
+import { httpKind } from './http/http-kind.js';
+import type { HttpOptions } from './http/options.js';
 import type { StdioOptions } from './stdio/options.js';
 import { stdioKind } from './stdio/stdio-kind.js';
 import type { ResolvedTransportSpec, TransportKind, TransportSpecContext } from './transport.js';
 
 /** A transport spec: where the server runs, and how to reach it. */
-export type TransportSpec = { readonly type: 'stdio' } & StdioOptions;
+export type TransportSpec =
+  | ({ readonly type: 'stdio' } & StdioOptions)
+  | ({ readonly type: 'http' } & HttpOptions);
 
 /** Every transport kind, by the `type` of its spec. A new kind is one module and one entry here. */
-const KINDS = new Map<string, TransportKind>([[stdioKind.type, stdioKind]]);
+const KINDS = new Map<string, TransportKind>([
+  [stdioKind.type, stdioKind],
+  [httpKind.type, httpKind],
+]);
 
 /**
  * Adds a kind outside the library's own list (the tests' in-memory transport). Not exported by

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { CloseReason } from '../close-reason/close-reason.js';
-import type { JsonRpcMessage } from '../jsonrpc/messages.js';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
 import type { PreparedMeta } from '../jsonrpc/serialize.js';
 
 export type { CloseReason, CloseReasonType } from '../close-reason/close-reason.js';
@@ -8,6 +8,11 @@ export type { CloseReason, CloseReasonType } from '../close-reason/close-reason.
 export interface TransportEvents {
   message: [message: JsonRpcMessage];
   close: [reason: CloseReason];
+  /**
+   * One request failed without an answer from the server (HTTP: a status, a network error, a
+   * broken stream); only that request settles, with `error`. Stdio never emits it.
+   */
+  requestFailed: [id: RequestId, error: Error];
 }
 
 /**

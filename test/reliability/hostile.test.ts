@@ -15,6 +15,7 @@ import {
   ConnectionClosedError,
   type JsonRpcNotification,
   RequestTimeoutError,
+  type StdioOptions,
 } from '../../src/index.js';
 import { nodeServer } from '../helpers/fixtures.js';
 import { guardProcesses, isRunning } from '../helpers/processes.js';
@@ -35,7 +36,7 @@ guardProcesses();
 const QUICK = { stdinGrace: 300, termGrace: 300, stderr: 'discard' } as const;
 const HANDSHAKE = ['server/discover', 'initialize'];
 
-type TransportExtra = Partial<Omit<ClientOptions['transport'], 'type' | 'command' | 'args'>>;
+type TransportExtra = Partial<Omit<StdioOptions, 'command' | 'args'>>;
 
 /** A client of hostile.mjs with these flags, its stdin recorded; no restart unless asked. */
 function hostile(flags: string[], extra: Partial<ClientOptions> = {}, transport: TransportExtra = {}) {

@@ -79,7 +79,7 @@ test('on every error path, the Secret is in no error, event payload or diagnosti
   t.diagnostic(
     `${done.length} paths, ${seen.length} things rendered, channels: ${[...published].map(([name, n]) => `${name} ${n}`).join(', ')}`,
   );
-  assert.equal(done.length, 9);
+  assert.equal(done.length, 10);
   // Each channel carried something, so each payload kind was checked.
   for (const name of names) assert.ok(published.has(name), `nothing was published on ${name}`);
   const rejections = seen.filter(({ label }) => label.endsWith('rejection'));
@@ -102,7 +102,7 @@ test('NODE_DEBUG=conduit-mcp logs every error path, never the Secret', async () 
       maxBuffer: 16 * 1024 * 1024,
     },
   );
-  assert.equal((JSON.parse(stdout) as string[]).length, 9);
+  assert.equal((JSON.parse(stdout) as string[]).length, 10);
   // The log did cover the paths: spawns, failures, junk, signals, restarts, giving up.
   for (const pattern of [
     /: spawned /,

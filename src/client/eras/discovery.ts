@@ -71,12 +71,8 @@ export function classifyProbe(
       if (!common) return { kind: 'unsupported', supported, requested };
       if (common.era === 'legacy')
         return { kind: 'legacy', version: common.version, why: '-32022 offered only legacy versions' };
-      if (common.version === requested) {
-        return {
-          kind: 'fatal',
-          error: new ProtocolError(`the server refused ${requested} while listing it as supported`),
-        };
-      }
+      // Even the version we sent may be named: some servers refuse a first request as a test
+      // (the conformance suite does); modernByDiscover retries it once.
       return { kind: 'retry-modern', version: common.version };
     }
     if (error.code === MISSING_REQUIRED_CLIENT_CAPABILITY && typeof data?.requiredCapabilities === 'object') {
@@ -257,6 +253,12 @@ async function modernByDiscover(
       }
       if (outcome.kind === 'unsupported' || outcome.kind === 'fatal')
         return followOutcome(connection, context, options, outcome, false);
+      if (outcome.kind === 'retry-modern' && outcome.version === version) {
+        throw new ProtocolError(`the server refused ${version} again while listing it as supported`, {
+          server: context.name,
+          cause: error,
+        });
+      }
       if (outcome.kind === 'retry-modern' && version === LATEST_MODERN_VERSION) {
         return followOutcome(connection, context, options, outcome, true);
       }

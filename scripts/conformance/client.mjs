@@ -1,0 +1,123 @@
+// The conformance client: the program the official @modelcontextprotocol/conformance runner
+// drives (`conformance client --command "node scripts/conformance/client.mjs" ...`). The server
+// URL is its last argument, the scenario is in MCP_CONFORMANCE_SCENARIO and its inputs in
+// MCP_CONFORMANCE_CONTEXT. It uses only the built package (dist/) through its public API, with
+// protocol 'auto': the era of each mock is found by the library's own detection, never told.
+import { Client } from '../../dist/index.js';
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+
+/** Accepts an elicitation with every default its schema names (SEP-1034). */
+function acceptWithDefaults(params) {
+  const content = {};
+  const properties = params?.requestedSchema?.properties ?? {};
+  for (const [name, schema] of Object.entries(properties)) {
+    if (schema && 'default' in schema) content[name] = schema.default;
+    else if (schema?.type === 'boolean') content[name] = true;
+  }
+  if (Object.keys(content).length === 0) content.confirmed = true;
+  return { action: 'accept', content };
+}
+
+let beforeFirstRetry;
+
+const client = new Client({
+  name: 'conformance',
+  clientInfo: { name: 'conduit-mcp-conformance', version: '1.0.0' },
+  transport: { type: 'http', url },
+  reconnect: { maxReconnects: 0 },
+  handlers: {
+    elicitation: async (params) => {
+      const hook = beforeFirstRetry;
+      beforeFirstRetry = undefined;
+      if (hook) await hook();
+      return acceptWithDefaults(params);
+    },
+    sampling: async () => ({ role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'none' }),
+    roots: async () => ({ roots: [] }),
+  },
+});
+
+function argumentsFor(tool) {
+  const given = context.toolCalls?.find((call) => call.name === tool.name);
+  if (given) return given.arguments;
+  const args = {};
+  for (const [name, schema] of Object.entries(tool.inputSchema?.properties ?? {})) {
+    if (schema?.type === 'number' || schema?.type === 'integer') args[name] = name === 'b' ? 3 : 2;
+    else if (schema?.type === 'string') args[name] = 'conformance';
+    else if (schema?.type === 'boolean') args[name] = true;
+  }
+  return args;
+}
+
+async function attempt(what, run) {
+  try {
+    return await run();
+  } catch (error) {
+    console.error(`${what}: ${error.message}`);
+    return undefined;
+  }
+}
+
+async function exerciseEverything() {
+  const capabilities = client.serverCapabilities ?? {};
+  if (capabilities.tools) {
+    const { tools } = await client.listTools();
+    const calls = context.toolCalls
+      ? tools.filter((t) => context.toolCalls.some((c) => c.name === t.name))
+      : tools;
+    for (const tool of calls) {
+      await attempt(`tools/call ${tool.name}`, () =>
+        client.callTool({ name: tool.name, arguments: argumentsFor(tool) }),
+      );
+    }
+  }
+  if (capabilities.resources) {
+    const { resources } = await client.listResources();
+    for (const resource of resources) {
+      await attempt(`resources/read ${resource.uri}`, () => client.readResource({ uri: resource.uri }));
+    }
+  }
+  if (capabilities.prompts) {
+    const { prompts } = await client.listPrompts();
+    for (const prompt of prompts) {
+      await attempt(`prompts/get ${prompt.name}`, () =>
+        client.getPrompt({ name: prompt.name, arguments: {} }),
+      );
+    }
+  }
+}
+
+const scenarios = {
+  'json-schema-ref-no-deref': async () => {
+    await client.listTools();
+  },
+  'json-schema-2020-12-preservation': async () => {
+    const { tools } = await client.listTools();
+    const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+    if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+    await client.callTool({ name: 'json_schema_echo', arguments: { schema: focal.inputSchema } });
+  },
+  'sep-2322-client-request-state': async () => {
+    await client.listTools();
+    // An unrelated call between the first answer and its retry must carry no MRTR state.
+    beforeFirstRetry = () => client.callTool({ name: 'test_mrtr_unrelated', arguments: {} });
+    await client.callTool({ name: 'test_mrtr_echo_state', arguments: {} });
+    await client.callTool({ name: 'test_mrtr_no_state', arguments: {} });
+    await client.callTool({ name: 'test_mrtr_no_result_type', arguments: {} });
+  },
+};
+
+let failed = false;
+try {
+  await client.connect();
+  await (scenarios[scenario] ?? exerciseEverything)();
+} catch (error) {
+  failed = true;
+  console.error(`conformance client (${scenario}): ${error.stack ?? error.message}`);
+} finally {
+  await client.close();
+}
+process.exitCode = failed ? 1 : 0;

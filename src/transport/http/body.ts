@@ -1,0 +1,126 @@
+import type { Readable } from 'node:stream';
+
+/** How much of an error body is read to quote it; the rest is discarded unread. */
+export const ERROR_BODY_BYTES = 16 * 1024;
+/** How long a quoted body excerpt may be, in characters. */
+export const EXCERPT_CHARS = 200;
+
+/** The body grew past its limit while it arrived. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the body is larger than ${limit} bytes`);
+  }
+}
+
+function ignore(): void {}
+
+/** Drops a body we will not read: undici reports a destroyed unread body as an error, which is expected here. */
+export function discard(body: Readable): void {
+  body.on('error', ignore);
+  body.destroy();
+}
+
+/** Reads and drops a small body (a 202's, a redirect's) so its connection goes back to the pool. */
+export function drain(body: Readable): void {
+  body.on('error', ignore);
+  const dump = (body as Readable & { dump?: (options: { limit: number }) => Promise<void> }).dump;
+  if (typeof dump === 'function') dump.call(body, { limit: 64 * 1024 }).catch(ignore);
+  else discard(body);
+}
+
+/** The media type of a Content-Type value, lowercased, without parameters. */
+export function mediaType(value: string | string[] | undefined): string {
+  const text = Array.isArray(value) ? value[0] : value;
+  return (text ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export function headerString(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Reads a whole body, but never more than `limit` bytes: past it, the body is destroyed and the
+ * promise rejects with BodyTooLargeError. A Content-Length over the limit fails before reading.
+ */
+export async function readBounded(
+  body: Readable,
+  limit: number,
+  contentLength?: string,
+  idleMs?: number,
+): Promise<Buffer> {
+  if (contentLength !== undefined && Number(contentLength) > limit) {
+    discard(body);
+    throw new BodyTooLargeError(limit);
+  }
+  const idle =
+    idleMs === undefined
+      ? undefined
+      : setTimeout(
+          () => body.destroy(Object.assign(new Error('the body stalled'), { code: 'CONDUIT_BODY_IDLE' })),
+          idleMs,
+        );
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      idle?.refresh();
+      size += chunk.length;
+      if (size > limit) {
+        discard(body);
+        throw new BodyTooLargeError(limit);
+      }
+      chunks.push(chunk);
+    }
+  } finally {
+    clearTimeout(idle);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/** Reads up to `limit` bytes of a body to quote it, then drops the rest (no error for a long body). */
+export async function readPrefix(body: Readable, limit = ERROR_BODY_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // A body that fails half-way is quoted as far as it came.
+  } finally {
+    discard(body);
+  }
+  return Buffer.concat(chunks, size).subarray(0, limit);
+}
+
+/**
+ * A short, safe quote of a body for an error message: HTML reduced to its text, control
+ * characters and runs of whitespace collapsed, every secret value replaced, cut to
+ * {@link EXCERPT_CHARS} characters.
+ */
+export function excerpt(body: Buffer | string, type: string, secrets: readonly string[]): string {
+  let text = typeof body === 'string' ? body : body.toString('utf8');
+  if (type === 'text/html' || /^\s*</.test(text)) {
+    text = text
+      .replace(/<(script|style)[\s\S]*?<\/\1\s*>/gi, ' ')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&nbsp;/g, ' ')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  }
+  text = redact(text, secrets);
+  text = text.replace(/[\x00-\x1f\x7f\s]+/g, ' ').trim();
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 3)}...` : text;
+}
+
+/** Replaces each secret value (longest first, so a prefix never leaves a tail) with `[Secret]`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret.length > 0) result = result.split(secret).join('[Secret]');
+  }
+  return result;
+}

@@ -1,0 +1,34 @@
+import { HttpError } from '../../errors.js';
+import type { DiscoveryRules, TransportKind } from '../transport.js';
+import { HttpTransport } from './http-transport.js';
+import { resolveHttpOptions } from './options.js';
+
+/** How long the era probe waits over HTTP, ms: every answer belongs to its request, so only a stalled server is slower. */
+export const HTTP_PROBE_TIMEOUT = 10_000;
+
+/**
+ * Over HTTP, era detection follows the digest's ladder (§2.7): a DiscoverResult or a recognised
+ * modern error means modern; a JSON-RPC error or a 4xx with no recognised modern body (400, 404,
+ * 405...) means legacy; 401, 403, 406, 415, 5xx, timeouts and network failures say nothing about
+ * the era, so the attempt fails (and is retried). Silence is a stalled server, not a legacy one.
+ */
+export const HTTP_DISCOVERY: DiscoveryRules = {
+  probeTimeout: HTTP_PROBE_TIMEOUT,
+  probeTimeoutMeansLegacy: false,
+  probeErrorMeansLegacy: (error) => !(error instanceof HttpError) || error.eraSignal,
+  // An HTTP transport closes only on a legacy 404 or a broken HTTP+SSE stream: a failed attempt.
+  closeDuringProbeMeansLegacy: false,
+};
+
+/** `{ type: 'http', ...HttpOptions }`: Streamable HTTP (both eras), HTTP+SSE as the last fallback. */
+export const httpKind: TransportKind = {
+  type: 'http',
+  resolve(raw, { name, keyPrefix }) {
+    const options = resolveHttpOptions(raw, keyPrefix);
+    return {
+      kind: 'http',
+      discovery: HTTP_DISCOVERY,
+      createTransport: () => HttpTransport.fromResolved(options, { name, keyPrefix }),
+    };
+  },
+};

@@ -1,0 +1,678 @@
+import type { Readable } from 'node:stream';
+import { channels, debug } from '../../diagnostics.js';
+import { ConnectionClosedError, describeCloseReason, HttpError, UsageError } from '../../errors.js';
+import { classify, isRequestId } from '../../jsonrpc/classify.js';
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
+import { type PreparedMeta, withMeta } from '../../jsonrpc/serialize.js';
+import { exposeSecret, isSecret } from '../../secret.js';
+import { SafeEmitter } from '../../user-code.js';
+import type { CloseReason, Transport, TransportEvents } from '../transport.js';
+import {
+  BodyTooLargeError,
+  discard,
+  drain,
+  ERROR_BODY_BYTES,
+  headerString,
+  mediaType,
+  readBounded,
+  readPrefix,
+} from './body.js';
+import {
+  checkToolHeaders,
+  type HeaderBinding,
+  modernHeaders,
+  modernVersionOf,
+  paramHeaders,
+} from './headers.js';
+import { type LegacySseChannel, openLegacySse } from './legacy-sse.js';
+import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './options.js';
+import {
+  displayUrl,
+  type HttpDeps,
+  type HttpResponse,
+  loadHttpDeps,
+  Requester,
+  type SendInit,
+} from './requester.js';
+import {
+  LegacyHttpSession,
+  resumeStream,
+  runStandaloneStream,
+  type StreamIo,
+  type StreamState,
+} from './session.js';
+import { SseReader } from './sse.js';
+
+/** Internal settings a Client passes down; not part of HttpOptions. */
+export interface HttpTransportContext {
+  readonly name?: string;
+  readonly keyPrefix?: string;
+  /** The environment whose proxy variables apply. @defaultValue process.env */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** One request of ours on its way: its own POST and response stream. */
+interface Exchange {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly modern: boolean;
+  readonly controller: AbortController;
+  /** `initialize` only: the MCP-Session-Id its response carried. */
+  sessionId?: string;
+}
+
+/** Marks a constructor call from fromResolved(): the options are validated already. */
+const kResolved = Symbol('conduit-mcp.resolved-http-options');
+
+type State = 'new' | 'starting' | 'open' | 'closed';
+
+const ACCEPT_BOTH = 'application/json, text/event-stream';
+/**
+ * Modern requests sent again, with a new id, when their event stream breaks before the response
+ * (2026-07-28 changelog: a broken stream loses the request). Only requests without side effects:
+ * a `tools/call` (or any other method) may already have run, so it fails with `stream_broken`.
+ */
+const REISSUABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'ping',
+]);
+/** How long close() waits for the DELETE that ends a legacy session, ms. */
+const DELETE_TIMEOUT_MS = 2000;
+
+/**
+ * Streamable HTTP, both eras, over one keep-alive pool for the endpoint's origin. Each message
+ * is its own POST. What era a message belongs to is read from the message itself: a modern one
+ * carries its version in `_meta` (and gets `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+ * `Mcp-Param-*`); `initialize` starts a legacy session, whose id and version go on every later
+ * request. Answers may be JSON or event streams; every body and event is capped while it arrives.
+ * A request that fails without a JSON-RPC answer settles alone through `'requestFailed'`.
+ */
+export class HttpTransport extends SafeEmitter<TransportEvents> implements Transport {
+  readonly kind = 'http';
+  readonly #options: ResolvedHttpOptions;
+  readonly #name: string | undefined;
+  readonly #env: NodeJS.ProcessEnv | undefined;
+  #state: State = 'new';
+  #closeReason: CloseReason | undefined;
+  #closing: Promise<void> | undefined;
+  #deps: HttpDeps | undefined;
+  #requester: Requester | undefined;
+  readonly #exchanges = new Map<RequestId, Exchange>();
+  /** Aborts every background stream and notification POST at close. */
+  readonly #stop = new AbortController();
+  #session: LegacyHttpSession | undefined;
+  #sse: LegacySseChannel | undefined;
+  #modernVersion: string | undefined;
+  readonly #toolHeaders = new Map<string, readonly HeaderBinding[]>();
+  /** Re-issued requests: the id on the wire -> the id the Connection knows. */
+  readonly #aliases = new Map<RequestId, RequestId>();
+  #reissues = 0;
+
+  constructor(options: HttpOptions, context: HttpTransportContext = {}) {
+    super();
+    const resolved = (context as { [kResolved]?: ResolvedHttpOptions })[kResolved];
+    this.#options = resolved ?? resolveHttpOptions(options, context.keyPrefix ?? '');
+    this.#name = context.name;
+    this.#env = context.env;
+  }
+
+  /** A transport from options validated already (by the Client's spec, once). */
+  static fromResolved(options: ResolvedHttpOptions, context: HttpTransportContext = {}): HttpTransport {
+    return new HttpTransport(
+      undefined as unknown as HttpOptions,
+      { ...context, [kResolved]: options } as HttpTransportContext,
+    );
+  }
+
+  get closeReason(): CloseReason | undefined {
+    return this.#closeReason;
+  }
+
+  /** The endpoint, without its query. */
+  get url(): string {
+    return displayUrl(this.#options.url);
+  }
+
+  /** Which wire the transport speaks now: unknown until the first answer tells. */
+  get wire(): 'modern' | 'streamable-http' | 'http+sse' | undefined {
+    if (this.#sse) return 'http+sse';
+    if (this.#session) return 'streamable-http';
+    return this.#modernVersion ? 'modern' : undefined;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new UsageError('an HttpTransport can be started only once');
+    this.#state = 'starting';
+    const secrets: string[] = [];
+    const baseHeaders: Record<string, string> = {};
+    try {
+      for (const [name, value] of this.#options.headers) {
+        const plain = isSecret(value) ? await exposeSecret(value) : value;
+        if (isSecret(value)) secrets.push(plain);
+        baseHeaders[name.toLowerCase()] = plain;
+      }
+      const bearer = this.#options.bearer;
+      if (bearer !== undefined) {
+        const token = isSecret(bearer) ? await exposeSecret(bearer) : bearer;
+        secrets.push(token);
+        baseHeaders.authorization = `Bearer ${token}`;
+      }
+      this.#deps = await loadHttpDeps();
+    } catch (error) {
+      const failure = new HttpError(
+        'network',
+        `could not prepare the request headers: ${(error as Error).message}`,
+        {
+          url: this.url,
+        },
+      );
+      this.#finish({ type: 'http_error', error: failure });
+      throw failure;
+    }
+    if (this.#state !== 'starting')
+      throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
+    this.#requester = new Requester(this.#deps, {
+      origin: this.#options.url.origin,
+      baseHeaders,
+      secrets,
+      headersTimeout: this.#options.headersTimeout,
+      server: this.#name,
+      env: this.#env,
+    });
+    this.#state = 'open';
+  }
+
+  send(message: JsonRpcMessage, meta?: PreparedMeta): void {
+    // The routing headers and the era are read from the params, so the prepared _meta goes in first.
+    if (meta !== undefined) message = withMeta(message, meta);
+    if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason, { server: this.#name });
+    if (this.#state !== 'open') throw new UsageError('HttpTransport.send() needs start() first');
+    if ('method' in message) {
+      if ('id' in message) void this.#request(message as JsonRpcRequest);
+      else void this.#notify(message);
+    } else {
+      void this.#postQuietly(message, 'response');
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown({ type: 'closed' }, true);
+    return this.#closing;
+  }
+
+  // ---- requests ------------------------------------------------------------------------------
+
+  async #request(message: JsonRpcRequest): Promise<void> {
+    const version = modernVersionOf(message);
+    const exchange: Exchange = {
+      id: message.id,
+      method: message.method,
+      modern: version !== undefined,
+      controller: new AbortController(),
+    };
+    this.#exchanges.set(exchange.id, exchange);
+    if (this.#sse) {
+      await this.#sse.post(message, exchange.controller.signal).catch((error) => this.#fail(exchange, error));
+      return;
+    }
+    let headers: Record<string, string>;
+    if (version !== undefined) {
+      this.#modernVersion = version;
+      headers = modernHeaders(message, version);
+      if (message.method === 'tools/call') {
+        const bindings = this.#toolHeaders.get(String(message.params?.name));
+        if (bindings) Object.assign(headers, paramHeaders(bindings, message.params?.arguments));
+      }
+    } else if (message.method === 'initialize') {
+      // A fresh initialize starts a fresh session: no old id, no version header (digest §3.1).
+      this.#session = undefined;
+      headers = {};
+    } else {
+      headers = this.#session?.headers() ?? {};
+    }
+    await this.#exchange(exchange, message, headers, 0);
+  }
+
+  /** One POST of a request (a re-issue is another, with a new id) and the reading of its answer. */
+  async #exchange(
+    exchange: Exchange,
+    message: JsonRpcRequest,
+    headers: Record<string, string>,
+    attempt: number,
+  ): Promise<void> {
+    const init: SendInit = {
+      method: 'POST',
+      headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+      signal: exchange.controller.signal,
+      mcpMethod: message.method,
+    };
+    try {
+      const response = await this.#requester!.send(this.#options.url, init);
+      const broken = await this.#answer(exchange, message, response, init);
+      if (!broken) return;
+      if (
+        exchange.modern &&
+        attempt === 0 &&
+        REISSUABLE.has(message.method) &&
+        this.#exchanges.has(exchange.id)
+      ) {
+        // A modern stream is not resumable: the request is lost and must go again with a new id.
+        const reissue = { ...message, id: `${String(exchange.id)}:reissue:${++this.#reissues}` };
+        this.#aliases.set(reissue.id, exchange.id);
+        debug(
+          '%s: the stream of %s broke; sending it again as %s',
+          this.#name ?? 'client',
+          message.method,
+          reissue.id,
+        );
+        await this.#exchange(exchange, reissue, headers, attempt + 1);
+        this.#aliases.delete(reissue.id);
+        return;
+      }
+      this.#fail(exchange, broken);
+    } catch (error) {
+      this.#fail(exchange, this.#requester!.toHttpError(error, this.#options.url, init));
+    }
+  }
+
+  /** Reads the answer; resolves with an error when an event stream ended before the response. */
+  async #answer(
+    exchange: Exchange,
+    message: JsonRpcRequest,
+    response: HttpResponse,
+    init: SendInit,
+  ): Promise<HttpError | undefined> {
+    const { status } = response;
+    const type = mediaType(response.headers['content-type']);
+    if (
+      status === 404 &&
+      !exchange.modern &&
+      this.#session?.sessionId !== undefined &&
+      message.method !== 'initialize'
+    ) {
+      discard(response.body);
+      void this.#shutdown({ type: 'session_expired', status }, false);
+      return;
+    }
+    if (status >= 400) {
+      const body = await readPrefix(response.body, ERROR_BODY_BYTES);
+      if (type === 'application/json' && this.#deliverJson(body, exchange, false)) return;
+      const error = await this.#requester!.statusError(response, init, body);
+      if (message.method === 'initialize' && this.#options.legacySse && error.eraSignal) {
+        await this.#tryLegacySse(exchange, message, error);
+        return;
+      }
+      this.#fail(exchange, error);
+      return;
+    }
+    if (message.method === 'initialize')
+      exchange.sessionId = headerString(response.headers['mcp-session-id']);
+    if (type === 'application/json') {
+      const body = await readBounded(
+        response.body,
+        this.#options.maxMessageBytes,
+        headerString(response.headers['content-length']),
+        this.#options.bodyTimeout,
+      ).catch((error: unknown) => {
+        throw this.#bodyError(error, response, init);
+      });
+      if (!this.#deliverJson(body, exchange, true)) {
+        this.#fail(
+          exchange,
+          await this.#requester!.statusError(response, init, body).then((e) => this.#invalidBody(e)),
+        );
+      }
+      return;
+    }
+    if (type === 'text/event-stream') {
+      const state: StreamState = {};
+      await this.#consume(response, state, exchange);
+      if (!this.#exchanges.has(exchange.id) || exchange.controller.signal.aborted) return;
+      if (!exchange.modern && this.#session) {
+        const session = this.#session;
+        const resumed = await resumeStream(
+          session,
+          state,
+          this.#streamIo(),
+          () => !this.#exchanges.has(exchange.id),
+          exchange.controller.signal,
+        );
+        if (resumed) return;
+      }
+      const notAgain = exchange.modern && !REISSUABLE.has(message.method);
+      return new HttpError(
+        'stream_broken',
+        `the event stream for ${message.method} (id ${String(exchange.id)}) ended before its response${notAgain ? '; it may have run, so it is not sent again' : ''}`,
+        { url: this.url, method: message.method, status },
+        { server: this.#name },
+      );
+    }
+    const error = await this.#requester!.statusError(response, init);
+    this.#fail(
+      exchange,
+      new HttpError(
+        status === 202 || status === 204 ? 'invalid_body' : 'content_type',
+        status === 202 || status === 204
+          ? `POST ${this.url} (${message.method}) answered ${status} with no response to the request`
+          : `POST ${this.url} (${message.method}) answered ${status} with Content-Type ${JSON.stringify(type)}, neither application/json nor text/event-stream${error.bodyExcerpt ? `: ${error.bodyExcerpt}` : ''}`,
+        { url: this.url, method: message.method, status, bodyExcerpt: error.bodyExcerpt },
+        { server: this.#name },
+      ),
+    );
+  }
+
+  #bodyError(error: unknown, response: HttpResponse, init: SendInit): Error {
+    if (error instanceof BodyTooLargeError) {
+      return new HttpError(
+        'message_too_large',
+        `${init.method} ${displayUrl(response.url)} (${init.mcpMethod}): the response body is larger than maxMessageBytes (${error.limit} bytes)`,
+        {
+          url: displayUrl(response.url),
+          method: init.mcpMethod,
+          status: response.status,
+          limit: error.limit,
+        },
+        { server: this.#name },
+      );
+    }
+    if ((error as { code?: string }).code === 'CONDUIT_BODY_IDLE') {
+      return new HttpError(
+        'timeout',
+        `${init.method} ${displayUrl(response.url)} (${init.mcpMethod}): the response body stalled for ${this.#options.bodyTimeout} ms`,
+        { url: displayUrl(response.url), method: init.mcpMethod, status: response.status },
+        { server: this.#name },
+      );
+    }
+    return this.#requester!.toHttpError(error, response.url, init);
+  }
+
+  #invalidBody(error: HttpError): HttpError {
+    return new HttpError(
+      'invalid_body',
+      `${error.message.replace(/ answered HTTP \d+/, ' answered')} (not a JSON-RPC message)`,
+      error.details,
+      {
+        server: this.#name,
+      },
+    );
+  }
+
+  /**
+   * Delivers a JSON body: one message or (2025-03-26) a batch. An error without an id is the
+   * answer to this exchange. False if the body holds no JSON-RPC message.
+   */
+  #deliverJson(body: Buffer | string, exchange: Exchange | undefined, success: boolean): boolean {
+    let value: unknown;
+    try {
+      value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+    } catch {
+      return false;
+    }
+    const messages = Array.isArray(value) ? value : [value];
+    let delivered = false;
+    for (const item of messages) {
+      if (typeof item !== 'object' || item === null) continue;
+      const message = item as Record<string, unknown>;
+      if (!success && !('error' in message)) continue;
+      // An error the server could not tie to an id (id null or absent) answers this exchange.
+      if ('error' in message && !isRequestId(message.id) && exchange) message.id = exchange.id;
+      const classified = classify(message);
+      if (classified.kind === 'invalid') continue;
+      this.#deliver(classified.message);
+      delivered = true;
+    }
+    return delivered;
+  }
+
+  /** Hands a server message up; a response settles its exchange first. */
+  #deliver(message: JsonRpcMessage): void {
+    if (this.#closeReason) return;
+    if (!('method' in message) && message.id !== undefined && message.id !== null) {
+      const wireId = message.id;
+      const original = this.#aliases.get(wireId);
+      if (original !== undefined) message = { ...message, id: original };
+      const id = original ?? wireId;
+      const exchange = this.#exchanges.get(id);
+      if (exchange) {
+        this.#exchanges.delete(id);
+        if ('result' in message) {
+          if (exchange.method === 'tools/list' && exchange.modern) this.#screenTools(message.result);
+          if (exchange.method === 'initialize' && !exchange.modern)
+            this.#adoptSession(exchange, message.result);
+        }
+      }
+    }
+    this.emit('message', message);
+  }
+
+  /** After an InitializeResult: the legacy session is its id (if any) and the version it chose. */
+  #adoptSession(exchange: Exchange, result: unknown): void {
+    const version = (result as { protocolVersion?: unknown } | null)?.protocolVersion;
+    if (typeof version === 'string') this.#session = new LegacyHttpSession(exchange.sessionId, version);
+  }
+
+  /** Leaves out tools whose x-mcp-header annotations are invalid, and remembers the rest's headers. */
+  #screenTools(result: unknown): void {
+    const tools = (result as { tools?: unknown } | null)?.tools;
+    if (!Array.isArray(tools)) return;
+    const kept = tools.filter((tool: { name?: unknown; inputSchema?: unknown }) => {
+      const name = String(tool?.name);
+      const check = checkToolHeaders(tool?.inputSchema);
+      if (check.ok) {
+        if (check.bindings.length > 0) this.#toolHeaders.set(name, check.bindings);
+        else this.#toolHeaders.delete(name);
+        return true;
+      }
+      this.#toolHeaders.delete(name);
+      if (channels.toolRejected.hasSubscribers)
+        channels.toolRejected.publish({ server: this.#name, tool: name, reason: check.reason });
+      process.emitWarning(
+        `${this.#name ? `${this.#name}: ` : ''}tool ${JSON.stringify(name)} left out of tools/list: ${check.reason}`,
+        {
+          code: 'CONDUIT_INVALID_TOOL_HEADER',
+        },
+      );
+      return false;
+    });
+    (result as { tools: unknown[] }).tools = kept;
+  }
+
+  /** Reads an event stream to its end; resolves with how many events it carried. */
+  #consume(response: HttpResponse, state: StreamState, exchange?: Exchange): Promise<number> {
+    let events = 0;
+    const body = response.body as Readable;
+    const reader = new SseReader(this.#deps!.createParser, this.#options.maxMessageBytes, {
+      onEvent: (event) => {
+        events += 1;
+        if (event.id !== undefined) state.lastEventId = event.id;
+        if ((event.event ?? 'message') !== 'message' || event.data === '') return;
+        if (!this.#deliverJson(event.data, exchange, true)) {
+          debug(
+            '%s: dropped an SSE event that is not JSON-RPC (%d bytes)',
+            this.#name ?? 'client',
+            event.data.length,
+          );
+        }
+      },
+      onRetry: (ms) => {
+        state.retry = ms;
+      },
+      onTooLarge: (limit) => {
+        discard(body);
+        const error = new HttpError(
+          'message_too_large',
+          `${displayUrl(response.url)}: an SSE event is larger than maxMessageBytes (${limit} bytes)`,
+          { url: displayUrl(response.url), method: exchange?.method, status: response.status, limit },
+          { server: this.#name },
+        );
+        if (exchange) this.#fail(exchange, error);
+        else debug('%s: %s', this.#name ?? 'client', error.message);
+      },
+    });
+    return new Promise<number>((resolve) => {
+      body.on('data', (chunk: Buffer) => reader.push(chunk));
+      body.once('end', () => resolve(events));
+      body.once('error', () => resolve(events));
+      body.once('close', () => resolve(events));
+    });
+  }
+
+  // ---- notifications and responses -----------------------------------------------------------
+
+  async #notify(message: JsonRpcMessage & { method: string; params?: JsonObject }): Promise<void> {
+    if (message.method === 'notifications/cancelled') {
+      const requestId = message.params?.requestId;
+      const exchange = isRequestId(requestId) ? this.#exchanges.get(requestId) : undefined;
+      if (exchange) {
+        this.#exchanges.delete(exchange.id);
+        exchange.controller.abort(new Error('cancelled'));
+      }
+      // Modern: closing the stream is the cancellation; nothing is POSTed (digest §2.9).
+      if (exchange?.modern || (!this.#session && !this.#sse && this.#modernVersion)) return;
+    }
+    await this.#postQuietly(message, 'notification');
+    if (message.method === 'notifications/initialized' && this.#session && !this.#sse) {
+      void runStandaloneStream(this.#session, this.#streamIo(), this.#stop.signal);
+    }
+  }
+
+  /** POSTs a notification or a response to a server request; failures are logged, none is fatal but 404. */
+  async #postQuietly(message: JsonRpcMessage, what: string): Promise<void> {
+    if (this.#sse) {
+      await this.#sse
+        .post(message, this.#stop.signal)
+        .catch((error: Error) =>
+          debug('%s: %s POST failed: %s', this.#name ?? 'client', what, error.message),
+        );
+      return;
+    }
+    const method = 'method' in message ? message.method : undefined;
+    let headers: Record<string, string>;
+    if (this.#session) headers = this.#session.headers();
+    else if (this.#modernVersion && method)
+      headers = { 'mcp-protocol-version': this.#modernVersion, 'mcp-method': method };
+    else headers = {};
+    const init: SendInit = {
+      method: 'POST',
+      headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+      signal: this.#stop.signal,
+      mcpMethod: method ?? 'a response',
+    };
+    try {
+      const response = await this.#requester!.send(this.#options.url, init);
+      if (response.status === 404 && this.#session?.sessionId !== undefined) {
+        discard(response.body);
+        void this.#shutdown({ type: 'session_expired', status: 404 }, false);
+        return;
+      }
+      if (response.status >= 400) {
+        const error = await this.#requester!.statusError(response, init);
+        debug('%s: %s', this.#name ?? 'client', error.message);
+        return;
+      }
+      drain(response.body);
+    } catch (error) {
+      if (!this.#stop.signal.aborted)
+        debug('%s: %s POST failed: %s', this.#name ?? 'client', what, (error as Error).message);
+    }
+  }
+
+  #streamIo(): StreamIo {
+    return {
+      name: this.#name ?? 'client',
+      get: (headers, signal) =>
+        this.#requester!.send(this.#options.url, {
+          method: 'GET',
+          headers,
+          signal: AbortSignal.any([signal, this.#stop.signal]),
+          mcpMethod: 'GET stream',
+        }),
+      consume: (response, state) => this.#consume(response, state),
+      expired: (status) => void this.#shutdown({ type: 'session_expired', status }, false),
+    };
+  }
+
+  // ---- HTTP+SSE (2024-11-05) fallback --------------------------------------------------------
+
+  async #tryLegacySse(exchange: Exchange, message: JsonRpcRequest, original: HttpError): Promise<void> {
+    try {
+      this.#sse = await openLegacySse({
+        url: this.#options.url,
+        requester: this.#requester!,
+        createParser: this.#deps!.createParser,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        endpointTimeout: this.#options.headersTimeout,
+        signal: this.#stop.signal,
+        name: this.#name,
+        deliver: (delivered) => this.#deliver(delivered),
+        closed: (error) => void this.#shutdown({ type: 'http_error', error }, false),
+      });
+    } catch (error) {
+      debug('%s: no HTTP+SSE endpoint either: %s', this.#name ?? 'client', (error as Error).message);
+      if (error instanceof HttpError && error.kind === 'foreign_endpoint') {
+        this.#fail(exchange, error);
+        void this.#shutdown({ type: 'http_error', error }, false);
+        return;
+      }
+      this.#fail(exchange, error instanceof HttpError && error.kind === 'redirect' ? error : original);
+      return;
+    }
+    debug('%s: the endpoint speaks the 2024-11-05 HTTP+SSE transport', this.#name ?? 'client');
+    await this.#sse.post(message, exchange.controller.signal).catch((error) => this.#fail(exchange, error));
+  }
+
+  // ---- failure and shutdown ------------------------------------------------------------------
+
+  #fail(exchange: Exchange, error: Error): void {
+    if (this.#exchanges.get(exchange.id) !== exchange) return;
+    this.#exchanges.delete(exchange.id);
+    exchange.controller.abort(error);
+    if (this.#closeReason) return;
+    debug('%s: %s failed: %s', this.#name ?? 'client', exchange.method, error.message);
+    this.emit('requestFailed', exchange.id, error);
+  }
+
+  async #shutdown(reason: CloseReason, endSession: boolean): Promise<void> {
+    if (this.#closeReason) return;
+    const session = this.#session;
+    this.#closeReason = reason;
+    this.#stop.abort(new Error('the transport closed'));
+    for (const exchange of this.#exchanges.values())
+      exchange.controller.abort(new Error('the transport closed'));
+    this.#exchanges.clear();
+    this.#sse?.close();
+    if (endSession && session?.sessionId !== undefined && this.#requester) {
+      try {
+        const response = await this.#requester.send(this.#options.url, {
+          method: 'DELETE',
+          headers: session.headers(),
+          signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+          mcpMethod: 'end of session',
+        });
+        drain(response.body);
+      } catch (error) {
+        debug('%s: DELETE of the session failed: %s', this.#name ?? 'client', (error as Error).message);
+      }
+    }
+    await this.#requester?.close();
+    this.#finish(reason);
+  }
+
+  #finish(reason: CloseReason): void {
+    this.#closeReason ??= reason;
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    debug('%s: HTTP transport closed (%s)', this.#name ?? 'client', describeCloseReason(reason));
+    if (channels.close.hasSubscribers) channels.close.publish({ server: this.#name, pid: undefined, reason });
+    this.emit('close', reason);
+  }
+}

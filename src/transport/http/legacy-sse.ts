@@ -1,0 +1,176 @@
+import type { Readable } from 'node:stream';
+import { debug } from '../../diagnostics.js';
+import { HttpError } from '../../errors.js';
+import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
+import { discard, drain, mediaType } from './body.js';
+import { displayUrl, type Requester } from './requester.js';
+import { type CreateParser, SseReader } from './sse.js';
+
+export interface LegacySseOptions {
+  readonly url: URL;
+  readonly requester: Requester;
+  readonly createParser: CreateParser;
+  readonly maxMessageBytes: number;
+  /** How long to wait for the `endpoint` event, ms. */
+  readonly endpointTimeout: number;
+  readonly signal: AbortSignal;
+  readonly name: string | undefined;
+  readonly deliver: (message: JsonRpcMessage) => void;
+  /** The event stream ended or failed: the transport cannot go on. */
+  readonly closed: (error: HttpError) => void;
+}
+
+/**
+ * The 2024-11-05 HTTP+SSE transport: one GET event stream that first names, in an `endpoint`
+ * event, where to POST; then every server message arrives on that stream. The POST URL must be
+ * on the stream's origin, or credentials would follow it elsewhere.
+ */
+export class LegacySseChannel {
+  readonly #endpoint: URL;
+  readonly #requester: Requester;
+  readonly #stream: AbortController;
+
+  constructor(endpoint: URL, requester: Requester, stream: AbortController) {
+    this.#endpoint = endpoint;
+    this.#requester = requester;
+    this.#stream = stream;
+  }
+
+  get endpoint(): string {
+    return displayUrl(this.#endpoint);
+  }
+
+  /** POSTs one message; the answer comes on the event stream. Rejects with an HttpError on an error status. */
+  async post(message: JsonRpcMessage, signal: AbortSignal): Promise<void> {
+    const mcpMethod = 'method' in message ? message.method : 'a response';
+    const init = {
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(message),
+      signal,
+      mcpMethod,
+    };
+    const response = await this.#requester.send(this.#endpoint, init);
+    if (response.status >= 400) throw await this.#requester.statusError(response, init);
+    drain(response.body);
+  }
+
+  close(): void {
+    this.#stream.abort(new Error('the transport closed'));
+  }
+}
+
+/** Opens the event stream and waits for its `endpoint` event; rejects if this is no HTTP+SSE server. */
+export async function openLegacySse(options: LegacySseOptions): Promise<LegacySseChannel> {
+  const { url, requester, name } = options;
+  const stream = new AbortController();
+  const signal = AbortSignal.any([stream.signal, options.signal]);
+  const init = {
+    method: 'GET' as const,
+    headers: { accept: 'text/event-stream' },
+    signal,
+    mcpMethod: 'HTTP+SSE stream',
+  };
+  const response = await requester.send(url, init);
+  if (response.status !== 200 || mediaType(response.headers['content-type']) !== 'text/event-stream') {
+    stream.abort();
+    throw await requester.statusError(response, init);
+  }
+  return new Promise<LegacySseChannel>((resolve, reject) => {
+    let channel: LegacySseChannel | undefined;
+    const body = response.body as Readable;
+    const fail = (error: HttpError) => {
+      clearTimeout(timer);
+      stream.abort(error);
+      discard(body);
+      if (channel) options.closed(error);
+      else reject(error);
+    };
+    const timer = setTimeout(
+      () =>
+        fail(
+          new HttpError(
+            'timeout',
+            `GET ${displayUrl(url)} opened an event stream but sent no endpoint event within ${options.endpointTimeout} ms`,
+            { url: displayUrl(url), status: response.status },
+            { server: name },
+          ),
+        ),
+      options.endpointTimeout,
+    );
+    const reader = new SseReader(options.createParser, options.maxMessageBytes, {
+      onEvent: (event) => {
+        if (!channel) {
+          if (event.event !== 'endpoint') {
+            fail(
+              new HttpError(
+                'invalid_body',
+                `GET ${displayUrl(url)}: the event stream did not start with an endpoint event, so this is not an MCP server`,
+                { url: displayUrl(url), status: response.status },
+                { server: name },
+              ),
+            );
+            return;
+          }
+          const endpoint = URL.canParse(event.data.trim(), url.href)
+            ? new URL(event.data.trim(), url)
+            : undefined;
+          if (!endpoint || endpoint.origin !== url.origin) {
+            fail(
+              new HttpError(
+                'foreign_endpoint',
+                `GET ${displayUrl(url)}: the HTTP+SSE endpoint event names ${endpoint ? endpoint.origin : 'no valid URL'}, not ${url.origin}; refusing to send anything there`,
+                { url: displayUrl(url), status: response.status },
+                { server: name },
+              ),
+            );
+            return;
+          }
+          clearTimeout(timer);
+          channel = new LegacySseChannel(endpoint, requester, stream);
+          resolve(channel);
+          return;
+        }
+        if ((event.event ?? 'message') !== 'message' || event.data === '') return;
+        let value: unknown;
+        try {
+          value = JSON.parse(event.data);
+        } catch {
+          debug(
+            '%s: dropped an HTTP+SSE event that is not JSON (%d bytes)',
+            name ?? 'client',
+            event.data.length,
+          );
+          return;
+        }
+        for (const message of Array.isArray(value) ? value : [value]) {
+          if (typeof message === 'object' && message !== null) options.deliver(message as JsonRpcMessage);
+        }
+      },
+      onRetry: () => {},
+      onTooLarge: (limit) =>
+        fail(
+          new HttpError(
+            'message_too_large',
+            `GET ${displayUrl(url)}: an HTTP+SSE event is larger than maxMessageBytes (${limit} bytes)`,
+            { url: displayUrl(url), status: response.status, limit },
+            { server: name },
+          ),
+        ),
+    });
+    const ended = () => {
+      if (signal.aborted) return;
+      fail(
+        new HttpError(
+          'stream_broken',
+          `GET ${displayUrl(url)}: the HTTP+SSE event stream ended`,
+          { url: displayUrl(url), status: response.status },
+          { server: name },
+        ),
+      );
+    };
+    body.on('data', (chunk: Buffer) => reader.push(chunk));
+    body.once('end', ended);
+    body.once('error', ended);
+  });
+}

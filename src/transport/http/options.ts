@@ -1,0 +1,198 @@
+import { ConfigError } from '../../errors.js';
+import { isSecret, type Secret } from '../../secret.js';
+import {
+  at,
+  booleanOption,
+  describe,
+  integerOption,
+  ownProperties,
+  rejectUnknownKeys,
+} from '../../validate.js';
+
+/** A header value: plain text, or a Secret resolved when the transport starts. */
+export type HeaderValue = string | Secret;
+
+/** How to reach a remote MCP server over Streamable HTTP (or the 2024-11-05 HTTP+SSE fallback). */
+export interface HttpOptions {
+  /** The MCP endpoint. `https:`, or plain `http:` to a loopback host (or anywhere with `allowInsecure`). */
+  readonly url: string | URL;
+  /** Extra request headers; values may be Secrets. Sent only to the endpoint's origin. @defaultValue {} */
+  readonly headers?: Readonly<Record<string, HeaderValue>>;
+  /** A static bearer token, sent as `Authorization: Bearer <token>` on every request. */
+  readonly auth?: { readonly bearer: Secret | string };
+  /** Largest JSON body or SSE event the server may send, in bytes, enforced while it arrives. @defaultValue 8388608 */
+  readonly maxMessageBytes?: number;
+  /** Fall back to the 2024-11-05 HTTP+SSE transport when the endpoint is neither modern nor Streamable HTTP. @defaultValue true */
+  readonly legacySse?: boolean;
+  /** Allow plain `http:` to a host that is not loopback. @defaultValue false */
+  readonly allowInsecure?: boolean;
+  /** Longest wait for the response headers of one request, ms. @defaultValue 60000 */
+  readonly headersTimeout?: number;
+  /** Longest silence inside a JSON response body, ms (event streams have no idle limit: requests time out). @defaultValue 60000 */
+  readonly bodyTimeout?: number;
+}
+
+export interface ResolvedHttpOptions {
+  readonly url: URL;
+  readonly headers: ReadonlyArray<readonly [string, HeaderValue]>;
+  readonly bearer: HeaderValue | undefined;
+  readonly maxMessageBytes: number;
+  readonly legacySse: boolean;
+  readonly allowInsecure: boolean;
+  readonly headersTimeout: number;
+  readonly bodyTimeout: number;
+}
+
+export const HTTP_DEFAULTS = {
+  maxMessageBytes: 8 * 1024 * 1024,
+  headersTimeout: 60_000,
+  bodyTimeout: 60_000,
+} as const;
+
+const HTTP_KEYS = [
+  'type',
+  'url',
+  'headers',
+  'auth',
+  'maxMessageBytes',
+  'legacySse',
+  'allowInsecure',
+  'headersTimeout',
+  'bodyTimeout',
+] as const;
+
+/** Headers the transport sets itself; a user value would break the protocol. */
+const RESERVED_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+]);
+
+/** RFC 9110 token characters: what a header name may hold. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** True for `localhost`, `*.localhost`, 127.0.0.0/8 and `::1`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1') return true;
+  return /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Validates HttpOptions in one pass; every problem throws ConfigError naming the key. */
+export function resolveHttpOptions(raw: unknown, prefix = ''): ResolvedHttpOptions {
+  const input = ownProperties(raw, prefix);
+  rejectUnknownKeys(input, HTTP_KEYS, prefix, { endpoint: 'url', insecure: 'allowInsecure' });
+  const type = input.type;
+  if (type !== undefined && type !== 'http') {
+    throw new ConfigError(at(prefix, 'type'), `${at(prefix, 'type')} must be 'http', got ${describe(type)}`);
+  }
+  const allowInsecure = booleanOption(input.allowInsecure ?? false, at(prefix, 'allowInsecure'));
+  return {
+    url: normalizeUrl(input.url, at(prefix, 'url'), allowInsecure),
+    headers: normalizeHeaders(input.headers ?? {}, at(prefix, 'headers')),
+    bearer: normalizeAuth(input.auth, at(prefix, 'auth')),
+    maxMessageBytes: integerOption(
+      input.maxMessageBytes ?? HTTP_DEFAULTS.maxMessageBytes,
+      at(prefix, 'maxMessageBytes'),
+      'bytes',
+      1,
+    ),
+    legacySse: booleanOption(input.legacySse ?? true, at(prefix, 'legacySse')),
+    allowInsecure,
+    headersTimeout: integerOption(
+      input.headersTimeout ?? HTTP_DEFAULTS.headersTimeout,
+      at(prefix, 'headersTimeout'),
+      'ms',
+      1,
+    ),
+    bodyTimeout: integerOption(
+      input.bodyTimeout ?? HTTP_DEFAULTS.bodyTimeout,
+      at(prefix, 'bodyTimeout'),
+      'ms',
+      1,
+    ),
+  };
+}
+
+function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL {
+  let url: URL;
+  if (value instanceof URL) url = new URL(value.href);
+  else if (typeof value === 'string' && URL.canParse(value)) url = new URL(value);
+  else throw new ConfigError(key, `${key} must be an absolute http(s) URL, got ${describe(value)}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(key, `${key} must use https: (or http: to a loopback host), got ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      key,
+      `${key} must not carry credentials; put them in transport.auth or transport.headers (as a Secret)`,
+    );
+  }
+  if (url.protocol === 'http:' && !allowInsecure && !isLoopbackHost(url.hostname)) {
+    throw new ConfigError(
+      key,
+      `${key} uses plain http: to ${url.hostname}, which is not loopback; use https:, or set allowInsecure: true if you accept that anyone on the path can read and change the traffic`,
+    );
+  }
+  url.hash = '';
+  return url;
+}
+
+function normalizeHeaders(value: unknown, key: string): Array<readonly [string, HeaderValue]> {
+  const input = ownProperties(value, key);
+  const result: Array<readonly [string, HeaderValue]> = [];
+  const seen = new Set<string>();
+  for (const [name, headerValue] of Object.entries(input)) {
+    const where = `${key}.${name}`;
+    if (!TOKEN.test(name)) {
+      throw new ConfigError(where, `${where}: ${JSON.stringify(name)} is not a valid header name`);
+    }
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.has(lower) || lower.startsWith('mcp-param-')) {
+      throw new ConfigError(where, `${where}: the transport sets ${name} itself; remove it from ${key}`);
+    }
+    if (lower === 'authorization' && !isSecret(headerValue)) {
+      throw new ConfigError(
+        where,
+        `${where} must be a Secret (or use transport.auth: { bearer: new Secret(token) }), so the token never shows in logs`,
+      );
+    }
+    if (seen.has(lower))
+      throw new ConfigError(where, `${where}: ${name} is given twice (header names ignore case)`);
+    seen.add(lower);
+    if (isSecret(headerValue)) {
+      result.push([name, headerValue]);
+      continue;
+    }
+    if (typeof headerValue !== 'string' || /[\0\r\n]/.test(headerValue)) {
+      throw new ConfigError(
+        where,
+        `${where} must be a string without CR, LF or NUL, or a Secret, got ${describe(headerValue)}`,
+      );
+    }
+    result.push([name, headerValue]);
+  }
+  return result;
+}
+
+function normalizeAuth(value: unknown, key: string): HeaderValue | undefined {
+  if (value === undefined) return undefined;
+  const input = ownProperties(value, key);
+  rejectUnknownKeys(input, ['bearer'], key);
+  const bearer = input.bearer;
+  if (isSecret(bearer)) return bearer;
+  if (typeof bearer === 'string' && bearer.length > 0 && !/[\0\r\n]/.test(bearer)) return bearer;
+  throw new ConfigError(
+    at(key, 'bearer'),
+    `${at(key, 'bearer')} must be a Secret (or a non-empty string), got ${describe(bearer)}; OAuth flows are not supported yet`,
+  );
+}

@@ -1,0 +1,227 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { channels } from '../../diagnostics.js';
+import { HttpError } from '../../errors.js';
+import { drain, excerpt, headerString, mediaType, readPrefix } from './body.js';
+import type { CreateParser } from './sse.js';
+
+type Undici = typeof import('undici');
+
+/** The HTTP libraries, loaded on first use so that a stdio-only program never loads them. */
+export interface HttpDeps {
+  readonly undici: Undici;
+  readonly createParser: CreateParser;
+}
+
+let loading: Promise<HttpDeps> | undefined;
+
+export function loadHttpDeps(): Promise<HttpDeps> {
+  loading ??= Promise.all([import('undici'), import('eventsource-parser')]).then(([undici, parser]) => ({
+    undici,
+    createParser: parser.createParser as CreateParser,
+  }));
+  return loading;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Readable;
+  readonly url: URL;
+}
+
+export interface SendInit {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+  readonly signal: AbortSignal;
+  /** The JSON-RPC method, for errors and telemetry. */
+  readonly mcpMethod?: string;
+}
+
+/** Same-origin redirects followed before giving up. */
+const MAX_REDIRECTS = 5;
+
+/** The variables EnvHttpProxyAgent reads; any of them set means a proxy may be in the way. */
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+
+/** A URL for messages: origin and path, never the query (it may hold a key). */
+export function displayUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/**
+ * One keep-alive connection pool for the endpoint's origin (through the proxy that HTTPS_PROXY /
+ * HTTP_PROXY / NO_PROXY name, if any). Sends one request at a time per call, follows redirects
+ * only within the origin, and turns every failure into an HttpError that names no credential.
+ */
+export class Requester {
+  readonly #undici: Undici;
+  readonly #dispatcher: Dispatcher;
+  readonly #origin: string;
+  readonly #baseHeaders: Record<string, string>;
+  readonly #headersTimeout: number;
+  readonly #server: string | undefined;
+  readonly secrets: readonly string[];
+
+  constructor(
+    deps: HttpDeps,
+    options: {
+      origin: string;
+      baseHeaders: Record<string, string>;
+      secrets: readonly string[];
+      headersTimeout: number;
+      server?: string;
+      env?: NodeJS.ProcessEnv;
+    },
+  ) {
+    this.#undici = deps.undici;
+    this.#origin = options.origin;
+    this.#baseHeaders = options.baseHeaders;
+    this.#headersTimeout = options.headersTimeout;
+    this.#server = options.server;
+    this.secrets = options.secrets;
+    const env = options.env ?? process.env;
+    const agentOptions = { headersTimeout: options.headersTimeout, bodyTimeout: 0 };
+    this.#dispatcher = PROXY_VARIABLES.some((name) => env[name])
+      ? new this.#undici.EnvHttpProxyAgent({
+          ...agentOptions,
+          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+          noProxy: env.NO_PROXY ?? env.no_proxy,
+        })
+      : new this.#undici.Agent(agentOptions);
+  }
+
+  /** Sends one request; resolves with the final (non-redirect) response. */
+  async send(url: URL, init: SendInit): Promise<HttpResponse> {
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      const response = await this.#once(target, init);
+      if (response.status < 300 || response.status >= 400 || response.status === 304) return response;
+      const location = headerString(response.headers.location);
+      drain(response.body);
+      const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
+      const method = init.method;
+      if (!next) {
+        throw this.#error(
+          'redirect',
+          `${method} ${displayUrl(target)} answered ${response.status} without a usable Location`,
+          target,
+          init,
+          response.status,
+        );
+      }
+      if (next.origin !== this.#origin) {
+        throw this.#error(
+          'redirect',
+          `${method} ${displayUrl(target)} was redirected (${response.status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
+          target,
+          init,
+          response.status,
+        );
+      }
+      const keepsMethod = response.status === 307 || response.status === 308 || method === 'GET';
+      if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
+        throw this.#error(
+          'redirect',
+          `${method} ${displayUrl(target)} was redirected (${response.status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
+          target,
+          init,
+          response.status,
+        );
+      }
+      target = next;
+    }
+  }
+
+  async #once(url: URL, init: SendInit): Promise<HttpResponse> {
+    try {
+      const response = await this.#undici.request(url.href, {
+        method: init.method,
+        headers: { ...this.#baseHeaders, ...init.headers },
+        body: init.body,
+        signal: init.signal,
+        dispatcher: this.#dispatcher,
+        headersTimeout: this.#headersTimeout,
+        bodyTimeout: 0,
+      });
+      if (channels.http.hasSubscribers) {
+        channels.http.publish({
+          server: this.#server,
+          method: init.method,
+          url: displayUrl(url),
+          mcpMethod: init.mcpMethod,
+          status: response.statusCode,
+        });
+      }
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: response.body as unknown as Readable,
+        url,
+      };
+    } catch (error) {
+      throw this.toHttpError(error, url, init);
+    }
+  }
+
+  /** An undici (or stream) failure as an HttpError; an abort stays an abort. */
+  toHttpError(error: unknown, url: URL, init: Pick<SendInit, 'method' | 'mcpMethod' | 'signal'>): Error {
+    if (error instanceof HttpError) return error;
+    if (init.signal.aborted)
+      return init.signal.reason instanceof Error ? init.signal.reason : (error as Error);
+    const code = (error as { code?: string }).code;
+    const what = `${init.method} ${displayUrl(url)}${init.mcpMethod ? ` (${init.mcpMethod})` : ''}`;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+      return this.#error(
+        'timeout',
+        `${what}: no response headers within ${this.#headersTimeout} ms`,
+        url,
+        init,
+        undefined,
+        error,
+      );
+    }
+    const reason = (error as Error).message || code || 'unknown error';
+    return this.#error('network', `${what} failed: ${reason}`, url, init, undefined, error);
+  }
+
+  /** An HttpError for an answer with an error status, quoting a little of its body. */
+  async statusError(
+    response: HttpResponse,
+    init: Pick<SendInit, 'method' | 'mcpMethod'>,
+    body?: Buffer,
+  ): Promise<HttpError> {
+    const text = body ?? (await readPrefix(response.body));
+    const quote = excerpt(text, mediaType(response.headers['content-type']), this.secrets);
+    const what = `${init.method} ${displayUrl(response.url)}${init.mcpMethod ? ` (${init.mcpMethod})` : ''}`;
+    return new HttpError(
+      'status',
+      `${what} answered HTTP ${response.status}${quote ? `: ${quote}` : ''}`,
+      { url: displayUrl(response.url), method: init.mcpMethod, status: response.status, bodyExcerpt: quote },
+      { server: this.#server },
+    );
+  }
+
+  #error(
+    kind: HttpError['kind'],
+    message: string,
+    url: URL,
+    init: Pick<SendInit, 'mcpMethod'>,
+    status?: number,
+    cause?: unknown,
+  ): HttpError {
+    return new HttpError(
+      kind,
+      message,
+      { url: displayUrl(url), method: init.mcpMethod, status },
+      { server: this.#server, cause },
+    );
+  }
+
+  /** Closes the pool: idle keep-alive sockets go at once, open streams are destroyed. */
+  async close(): Promise<void> {
+    await this.#dispatcher.destroy().catch(() => {});
+  }
+}

@@ -1,0 +1,137 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { debug } from '../../diagnostics.js';
+import { discard, mediaType } from './body.js';
+import type { HttpResponse } from './requester.js';
+
+/** What a legacy event stream said about resuming it: the last event id and the `retry:` delay. */
+export interface StreamState {
+  lastEventId?: string;
+  retry?: number;
+}
+
+/** Wait before reconnecting a stream whose server named no `retry:`, ms. */
+export const DEFAULT_RETRY_MS = 1000;
+/** Reconnections of one stream in a row that bring no event before we stop trying. */
+export const MAX_STREAM_RECONNECTS = 5;
+/** Longest `retry:` honoured, ms; a server cannot park a request for longer. */
+const MAX_RETRY_MS = 60_000;
+
+/**
+ * A legacy (2025-11-25 and earlier) Streamable HTTP session: the `MCP-Session-Id` the server
+ * issued with its InitializeResult, sent on every later request, and the negotiated version,
+ * sent as `MCP-Protocol-Version` after initialisation. The id is a credential: never logged.
+ */
+export class LegacyHttpSession {
+  constructor(
+    readonly sessionId: string | undefined,
+    readonly protocolVersion: string,
+  ) {}
+
+  headers(): Record<string, string> {
+    const headers: Record<string, string> = { 'mcp-protocol-version': this.protocolVersion };
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    return headers;
+  }
+}
+
+/** What the stream loops need from the transport. */
+export interface StreamIo {
+  /** GET the endpoint with these extra headers. */
+  get(headers: Record<string, string>, signal: AbortSignal): Promise<HttpResponse>;
+  /** Reads an SSE response to its end, delivering its messages; resolves with the count of events. */
+  consume(response: HttpResponse, state: StreamState): Promise<number>;
+  /** The server answered 404 to our session id. */
+  expired(status: number): void;
+  readonly name: string;
+}
+
+function retryDelay(state: StreamState): number {
+  return Math.min(state.retry ?? DEFAULT_RETRY_MS, MAX_RETRY_MS);
+}
+
+function streamHeaders(session: LegacyHttpSession, state: StreamState): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...session.headers() };
+  if (state.lastEventId !== undefined) headers['last-event-id'] = state.lastEventId;
+  return headers;
+}
+
+/**
+ * The optional standalone GET stream for server requests and notifications. A 405 (or, without
+ * an issued session id, a 404 or 400) means the server offers none; a 404 to our session id
+ * means the session is over. A stream the server ends is reopened after its `retry:` delay,
+ * resuming with `Last-Event-ID`, until MAX_STREAM_RECONNECTS opens in a row bring nothing.
+ */
+export async function runStandaloneStream(
+  session: LegacyHttpSession,
+  io: StreamIo,
+  signal: AbortSignal,
+): Promise<void> {
+  const state: StreamState = {};
+  let idle = 0;
+  while (!signal.aborted && idle < MAX_STREAM_RECONNECTS) {
+    let response: HttpResponse;
+    try {
+      response = await io.get(streamHeaders(session, state), signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      debug('%s: the GET stream failed: %s', io.name, (error as Error).message);
+      idle += 1;
+      await sleep(retryDelay(state), undefined, { signal }).catch(() => {});
+      continue;
+    }
+    const type = mediaType(response.headers['content-type']);
+    if (response.status === 404 && session.sessionId !== undefined) {
+      discard(response.body);
+      io.expired(response.status);
+      return;
+    }
+    if (response.status !== 200 || type !== 'text/event-stream') {
+      discard(response.body);
+      debug('%s: no standalone GET stream (HTTP %d %s)', io.name, response.status, type || 'no type');
+      return;
+    }
+    const events = await io.consume(response, state);
+    if (signal.aborted) return;
+    idle = events > 0 ? 0 : idle + 1;
+    await sleep(retryDelay(state), undefined, { signal }).catch(() => {});
+  }
+}
+
+/**
+ * Resumes a request's event stream that ended before the response: after the server's `retry:`
+ * delay, GET with `Last-Event-ID`, as often as MAX_STREAM_RECONNECTS allows. Resolves true once
+ * `answered()` is, false when the stream cannot be resumed (no event id, or the server refuses).
+ */
+export async function resumeStream(
+  session: LegacyHttpSession,
+  state: StreamState,
+  io: StreamIo,
+  answered: () => boolean,
+  signal: AbortSignal,
+): Promise<boolean> {
+  for (let attempt = 0; attempt < MAX_STREAM_RECONNECTS; attempt++) {
+    if (state.lastEventId === undefined || signal.aborted) return false;
+    await sleep(retryDelay(state), undefined, { signal }).catch(() => {});
+    if (signal.aborted || answered()) return answered();
+    let response: HttpResponse;
+    try {
+      response = await io.get(streamHeaders(session, state), signal);
+    } catch (error) {
+      debug('%s: resuming a stream failed: %s', io.name, (error as Error).message);
+      continue;
+    }
+    if (response.status === 404 && session.sessionId !== undefined) {
+      discard(response.body);
+      io.expired(response.status);
+      return false;
+    }
+    if (response.status !== 200 || mediaType(response.headers['content-type']) !== 'text/event-stream') {
+      discard(response.body);
+      debug('%s: the server refused to resume a stream (HTTP %d)', io.name, response.status);
+      return false;
+    }
+    await io.consume(response, state);
+    if (answered()) return true;
+  }
+  return answered();
+}

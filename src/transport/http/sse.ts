@@ -1,0 +1,75 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { EventSourceParser, ParserCallbacks } from 'eventsource-parser';
+
+/** One dispatched server-sent event. */
+export interface SseEvent {
+  readonly id?: string | undefined;
+  readonly event?: string | undefined;
+  readonly data: string;
+}
+
+export interface SseHandlers {
+  onEvent(event: SseEvent): void;
+  /** The server's `retry:` field, ms. */
+  onRetry(ms: number): void;
+  /** An event (or a line of one) grew past the cap; the stream must be dropped. */
+  onTooLarge(limit: number): void;
+}
+
+export type CreateParser = (callbacks: ParserCallbacks & { maxBufferSize?: number }) => EventSourceParser;
+
+/**
+ * Reads a `text/event-stream` body (WHATWG rules: CR, LF or CRLF line ends, comments ignored,
+ * multi-line data joined) through eventsource-parser, bounded: an event, or a line with no end,
+ * larger than `maxEventBytes` stops the stream instead of growing memory. The parser counts UTF-16
+ * units while it buffers; a dispatched event is checked again in bytes, so the bound holds in bytes.
+ */
+export class SseReader {
+  readonly #parser: EventSourceParser;
+  readonly #decoder = new StringDecoder('utf8');
+  readonly #maxEventBytes: number;
+  readonly #handlers: SseHandlers;
+  #failed = false;
+
+  constructor(createParser: CreateParser, maxEventBytes: number, handlers: SseHandlers) {
+    this.#maxEventBytes = maxEventBytes;
+    this.#handlers = handlers;
+    this.#parser = createParser({
+      maxBufferSize: maxEventBytes,
+      onEvent: (event) => {
+        if (this.#failed) return;
+        // Only a string that might be too long is measured in bytes.
+        if (
+          event.data.length * 3 > this.#maxEventBytes &&
+          Buffer.byteLength(event.data) > this.#maxEventBytes
+        ) {
+          this.#fail();
+          return;
+        }
+        handlers.onEvent(event);
+      },
+      onRetry: (ms) => {
+        if (!this.#failed) handlers.onRetry(ms);
+      },
+      onError: (error) => {
+        if ((error as { type?: string }).type === 'max-buffer-size-exceeded') this.#fail();
+      },
+    });
+  }
+
+  /** True once the cap was hit; nothing more is dispatched. */
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.#failed) return;
+    this.#parser.feed(this.#decoder.write(chunk));
+  }
+
+  #fail(): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#handlers.onTooLarge(this.#maxEventBytes);
+  }
+}
