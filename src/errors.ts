@@ -283,3 +283,59 @@ export class AuthError extends ConduitError {
     this.status = options?.status;
   }
 }
+
+/**
+ * A pool server cannot take the call now: it failed to start, is reconnecting, waits for
+ * authorization, is disabled or closed. `cause` is its last error, if it had one.
+ */
+export class ServerUnavailableError extends ConduitError {
+  readonly code = 'CONDUIT_SERVER_UNAVAILABLE';
+  constructor(
+    readonly server: string,
+    readonly state: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${server}: ${message}`, options);
+  }
+}
+
+/** A pool server did not become ready within its `startTimeout`; it goes on trying in the background. */
+export class StartTimeoutError extends ConduitError {
+  readonly code = 'CONDUIT_START_TIMEOUT';
+  constructor(
+    readonly server: string,
+    readonly timeout: number,
+  ) {
+    super(
+      `${server}: not ready within ${timeout} ms (startTimeout); it keeps trying under its reconnect policy, or raise startTimeout for a slow server`,
+    );
+  }
+}
+
+/** Two pool entries ended up with the same `poolName` after renaming; `servers` and `names` say which. */
+export class NameCollisionError extends ConduitError {
+  readonly code = 'CONDUIT_NAME_COLLISION';
+  constructor(
+    readonly poolName: string,
+    readonly servers: readonly [string, string],
+    readonly names: readonly [string, string],
+    kind: string,
+  ) {
+    super(
+      `the ${kind} name ${JSON.stringify(poolName)} stands for both ${servers[0]}'s ${JSON.stringify(names[0])} and ${servers[1]}'s ${JSON.stringify(names[1])}; give toolName a function that keeps them apart, or rename or disable one server`,
+    );
+  }
+}
+
+/** No pool server has a tool, prompt, resource or server of that name. */
+export class UnknownNameError extends ConduitError {
+  readonly code = 'CONDUIT_UNKNOWN_NAME';
+  constructor(
+    readonly kind: 'tool' | 'prompt' | 'resource' | 'server',
+    readonly requested: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

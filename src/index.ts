@@ -11,15 +11,40 @@ export type { ReconnectPolicy } from './client/backoff.js';
 export { Client, type ClientEvents } from './client/client.js';
 export type { Progress, RequestOptions } from './client/connection.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
-export type { ClientState, ReadyEvent } from './client/supervisor.js';
+export type { ClientState, ReadyEvent, ReconnectingEvent } from './client/supervisor.js';
 export type { ClientWarning } from './client/warnings.js';
 export type { CloseReason, CloseReasonType } from './close-reason/close-reason.js';
+export type { ConfigTransport } from './config/entry.js';
+export {
+  type ConfigInput,
+  type ConfigServer,
+  type InputResolver,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfigFile,
+  parseConfig,
+} from './config/load.js';
 export { channels } from './diagnostics.js';
 export * from './errors.js';
 export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
 export * as ErrorCodes from './jsonrpc/error-codes.js';
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
+export type { ServerState, ServerStatus } from './pool/member.js';
+export type {
+  PoolOrigin,
+  PoolPrompt,
+  PoolResource,
+  PoolResourceTemplate,
+  PoolTool,
+} from './pool/namespace.js';
+export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './pool/options.js';
+export {
+  ClientPool,
+  type ClientPoolEvents,
+  type FromConfigFileOptions,
+  type ResolvedName,
+} from './pool/pool.js';
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export type { LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';

@@ -15,9 +15,13 @@ import {
   HttpError,
   isConduitError,
   McpError,
+  NameCollisionError,
   ProtocolError,
   RequestTimeoutError,
+  ServerUnavailableError,
   SpawnError,
+  StartTimeoutError,
+  UnknownNameError,
   UnsupportedProtocolVersionError,
   UsageError,
 } from '../src/errors.js';
@@ -53,6 +57,14 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
     'CONDUIT_HTTP',
   ],
   [new AuthError('token', 'refused', { error: 'invalid_grant' }), AuthError, 'CONDUIT_AUTH'],
+  [
+    new ServerUnavailableError('files', 'failed', 'down'),
+    ServerUnavailableError,
+    'CONDUIT_SERVER_UNAVAILABLE',
+  ],
+  [new StartTimeoutError('files', 1000), StartTimeoutError, 'CONDUIT_START_TIMEOUT'],
+  [new NameCollisionError('x', ['a', 'b'], ['x', 'x'], 'tool'), NameCollisionError, 'CONDUIT_NAME_COLLISION'],
+  [new UnknownNameError('tool', 'x', 'no tool x'), UnknownNameError, 'CONDUIT_UNKNOWN_NAME'],
 ];
 
 describe('every error class', () => {

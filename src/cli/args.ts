@@ -14,6 +14,7 @@ export const COMMANDS = [
   'call',
   'read',
   'prompt',
+  'servers',
   'complete',
   'watch',
   'shell',
@@ -64,6 +65,7 @@ export const HELP_HINT = "run 'conduit-mcp --help' for usage";
 
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] --config <file> --server <name>
+       conduit-mcp servers|tools --config <file>     every server of the file, started in parallel
 
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
@@ -72,6 +74,7 @@ Commands:
                           arguments are checked against its input schema first (--no-validate: not)
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
+  servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
   complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template>
   watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
   shell                   one server, many commands (tab completes tool names; history)
@@ -256,7 +259,17 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js`,
     );
   }
-  if ((values.config === undefined) !== (values.server === undefined)) {
+  // servers, and tools without --server, take the whole file.
+  const wholeFile = command === 'servers' || (command === 'tools' && values.server === undefined);
+  if (command === 'servers' && (values.config === undefined || values.server !== undefined)) {
+    throw new UsageProblem(
+      'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json',
+    );
+  }
+  if (
+    !(wholeFile && values.config !== undefined) &&
+    (values.config === undefined) !== (values.server === undefined)
+  ) {
     throw new UsageProblem('--config and --server go together: --config <file> --server <name>');
   }
   if (values.config !== undefined && serverCommand.length > 0) {

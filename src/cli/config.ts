@@ -1,64 +1,37 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { ConfigError, Secret, type StdioOptions } from '../index.js';
+import { ConfigError, type ConfigTransport, type LoadedConfig, loadConfigFile } from '../index.js';
 
-/**
- * Reads one server from an `mcpServers` file (Claude Desktop, Cursor; VS Code's `servers` too):
- * `command`, `args`, `env`, `cwd`. Env values become Secrets, so `--verbose` never prints them.
- */
-export function serverFromConfig(file: string, name: string): StdioOptions {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError('--config', `--config: cannot read ${file}: ${(error as Error).message}`);
-  }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError('--config', `--config: ${file} is not valid JSON: ${(error as Error).message}`);
-  }
-  const root = document as { mcpServers?: unknown; servers?: unknown } | null;
-  const servers = (root?.mcpServers ?? root?.servers) as Record<string, unknown> | undefined;
-  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) {
-    throw new ConfigError('--config', `--config: ${file} has no "mcpServers" object`);
-  }
-  const entry = servers[name] as Record<string, unknown> | undefined;
+/** The CLI cannot prompt for `${input:id}`: it says what to write instead. */
+export function refuseInput(file: string) {
+  return (request: { id: string; server: string }): never => {
+    throw new ConfigError(
+      'input',
+      `${file}: ${request.server} uses \${input:${request.id}}, and conduit-mcp cannot ask for it; write the value or \${env:NAME} in the file`,
+    );
+  };
+}
+
+/** Loads `--config` with the shared loader; unknown keys are reported through `warn`. */
+export function loadCliConfig(file: string, warn: (text: string) => void): LoadedConfig {
+  const config = loadConfigFile(file, { input: refuseInput(file) });
+  for (const warning of config.warnings) warn(`conduit-mcp: warning: ${warning}`);
+  return config;
+}
+
+/** One server of an `mcpServers` / `servers` file (Claude Desktop, Cursor, Claude Code, VS Code). */
+export async function serverFromConfig(
+  file: string,
+  name: string,
+  warn: (text: string) => void,
+): Promise<ConfigTransport> {
+  const config = loadCliConfig(file, warn);
+  const entry = config.servers.find((server) => server.name === name);
   if (entry === undefined) {
-    const names = Object.keys(servers);
+    const names = config.servers.map((server) => server.name);
     throw new ConfigError(
       '--server',
       `--server: ${file} has no server ${JSON.stringify(name)}; it has ${names.length ? names.join(', ') : 'none'}`,
     );
   }
-  if (typeof entry !== 'object' || entry === null) {
-    throw new ConfigError(
-      '--server',
-      `--server: the entry ${JSON.stringify(name)} in ${file} is not an object`,
-    );
-  }
-  if (entry.url !== undefined || (entry.type !== undefined && entry.type !== 'stdio')) {
-    throw new ConfigError(
-      '--server',
-      `--server: ${JSON.stringify(name)} is not a stdio server; only stdio is supported`,
-    );
-  }
-  const options: Record<string, unknown> = { command: entry.command };
-  if (entry.args !== undefined) options.args = entry.args;
-  if (entry.env !== undefined) {
-    if (typeof entry.env !== 'object' || entry.env === null || Array.isArray(entry.env)) {
-      throw new ConfigError('--server', `--server: "env" of ${JSON.stringify(name)} must be an object`);
-    }
-    options.env = Object.fromEntries(
-      Object.entries(entry.env).map(([key, value]) => [
-        key,
-        typeof value === 'string' ? new Secret(value) : value,
-      ]),
-    );
-  }
-  if (entry.cwd !== undefined) {
-    options.cwd = typeof entry.cwd === 'string' ? path.resolve(path.dirname(file), entry.cwd) : entry.cwd;
-  }
-  return options as unknown as StdioOptions;
+  if (entry.error) throw entry.error;
+  return entry.transport();
 }

@@ -12,6 +12,7 @@ import {
 import { type CliArguments, UsageProblem } from './args.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
+import { runPoolCommand, usesPool } from './pool-commands.js';
 import {
   promptsTable,
   renderPrompt,
@@ -96,10 +97,11 @@ function progressLine(output: Output): (progress: Progress) => void {
 
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
 export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
+  if (usesPool(cli)) return runPoolCommand(cli, output);
   // Read before the server starts: a bad --args is a usage error that starts nothing.
   const baseArguments =
     cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
-  const client = clientFor(
+  const client = await clientFor(
     cli,
     output,
     cli.command === 'shell'
@@ -244,6 +246,8 @@ async function dispatch(
       const { runShell } = await import('./shell.js');
       return runShell(client, cli, output, stopper);
     }
+    case 'servers':
+      throw new Error('servers runs as a pool command (usesPool)');
   }
 }
 

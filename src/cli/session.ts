@@ -28,12 +28,16 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
 }
 
 /** The client for the command line's server. It starts nothing. */
-export function clientFor(cli: CliArguments, output: Output, extraHandlers: ClientHandlers = {}): Client {
+export async function clientFor(
+  cli: CliArguments,
+  output: Output,
+  extraHandlers: ClientHandlers = {},
+): Promise<Client> {
   const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
   const client = new Client({
     name: cli.server ?? 'server',
-    transport: { type: 'stdio', ...transportFromArguments(cli) },
+    transport: await transportFromArguments(cli, (text) => output.err(output.policy.line(text))),
     protocol: cli.protocol,
     requestTimeout: cli.timeout,
     ...(cli.probeTimeout !== undefined ? { probeTimeout: cli.probeTimeout } : {}),

@@ -1,15 +1,22 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Secret, type StdioOptions } from '../index.js';
+import { Secret, type TransportSpec } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
 import { serverFromConfig } from './config.js';
 
-/** The server's stdio options: a config entry or the command after `--`, then the flags. */
-export function transportFromArguments(cli: CliArguments): StdioOptions {
+/**
+ * The server's transport spec: a config entry (through the shared loader) or the command after
+ * `--`, then the flags, which apply to stdio servers.
+ */
+export async function transportFromArguments(
+  cli: CliArguments,
+  warn: (text: string) => void = () => {},
+): Promise<TransportSpec> {
   const base: Record<string, unknown> =
     cli.config !== undefined
-      ? { ...serverFromConfig(cli.config, cli.server!) }
-      : { command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
+      ? { ...(await serverFromConfig(cli.config, cli.server!, warn)) }
+      : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
+  if (base.type !== 'stdio') return base as unknown as TransportSpec;
   const extra: Array<[string, string | Secret]> = [...cli.env];
   for (const name of cli.passEnv) {
     const value = process.env[name];
@@ -40,5 +47,5 @@ export function transportFromArguments(cli: CliArguments): StdioOptions {
   base.stderrTail = cli.stderrTail;
   if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   if (cli.maxJunkLines !== undefined) base.maxJunkLines = cli.maxJunkLines;
-  return base as unknown as StdioOptions;
+  return base as unknown as TransportSpec;
 }

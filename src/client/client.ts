@@ -27,6 +27,7 @@ import {
   type ResolvedClientOptions,
   resolveClientOptions,
 } from './options.js';
+import { OutputSchemas } from './output-schemas.js';
 import { collectPages } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
@@ -78,6 +79,7 @@ export class Client extends SafeEmitter<ClientEvents> {
   #lastSession: Session | undefined;
   readonly #cache: ResultCache | undefined;
   readonly #subscriptions: Subscriptions;
+  readonly #outputSchemas: OutputSchemas;
 
   constructor(options: ClientOptions) {
     super();
@@ -85,6 +87,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.name = this.#options.name;
     this.#logLevel = this.#options.logLevel;
     this.#cache = this.#options.cache ? new ResultCache() : undefined;
+    this.#outputSchemas = new OutputSchemas(this.name, this.#options.validateSchema);
     this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
     // Modern servers send change notifications only on request: listen while someone listens.
     const emitter = this as EventEmitter;
@@ -100,7 +103,10 @@ export class Client extends SafeEmitter<ClientEvents> {
       name: this.name,
       clientInfo: this.#options.clientInfo,
       handlers: this.#options.handlers,
-      capabilities: capabilitiesFor(this.#options.handlers),
+      capabilities: capabilitiesFor(this.#options.handlers, this.#options),
+      elicitationModes: this.#options.elicitationModes,
+      samplingTools: this.#options.samplingTools,
+      validateSchema: this.#options.validateSchema,
       requestTimeout: this.#options.requestTimeout,
       logLevel: () => this.#logLevel,
       warn: this.#warn,
@@ -252,12 +258,16 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#list('tools/list', 'tools', params, options) as Promise<ListToolsResult>;
   }
 
-  /** Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection. */
-  callTool(
+  /**
+   * Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection.
+   * For a listed tool with an `outputSchema`, `structuredContent` is checked (ProtocolError if not).
+   */
+  async callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
-    return this.request('tools/call', params, options) as Promise<CallToolResult>;
+    const result = (await this.request('tools/call', params, options)) as CallToolResult;
+    return this.#outputSchemas.check(params.name, result);
   }
 
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
@@ -324,6 +334,12 @@ export class Client extends SafeEmitter<ClientEvents> {
     params: { cursor?: string } | undefined,
     options?: RequestOptions,
   ) {
+    const result = await this.#pages(method, key, params, options);
+    if (method === 'tools/list') this.#outputSchemas.remember(result);
+    return result;
+  }
+
+  #pages(method: string, key: string, params: { cursor?: string } | undefined, options?: RequestOptions) {
     if (params?.cursor !== undefined) return this.request(method, params, options);
     return collectPages(
       (cursor) =>
@@ -344,6 +360,7 @@ export class Client extends SafeEmitter<ClientEvents> {
   #onSession(session: Session): void {
     this.#lastSession = session;
     this.#cache?.clear();
+    this.#outputSchemas.clear();
     this.#subscriptions.attach(session);
   }
 
@@ -364,6 +381,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     const changed = LIST_CHANGED[method];
     if (changed) {
       this.#cache?.invalidate(...STALE_LISTS[changed]);
+      if (changed === 'toolsListChanged') this.#outputSchemas.clear();
       this.emit(changed);
       return;
     }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.js';
 import { LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
+import { defaultSchemaValidator, type SchemaValidator } from '../protocol/schema-validation.js';
 import type { ClientHandlers, Implementation } from '../protocol/types.js';
 import type { ProtocolMode } from '../protocol/versions.js';
 import { resolveTransportSpec, type TransportSpec } from '../transport/kinds.js';
@@ -17,6 +18,7 @@ import {
   stringOption,
 } from '../validate.js';
 import { DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
+import { ELICITATION_MODES, type ElicitationMode } from './eras/elicitation.js';
 
 export type { TransportSpec };
 
@@ -47,6 +49,12 @@ export interface ClientOptions {
   readonly handlers?: ClientHandlers;
   /** Serve modern list and read results from a cache while their `ttlMs` says they are fresh. @defaultValue true */
   readonly cache?: boolean;
+  /** Elicitation modes handlers.elicitation supports (declared as capabilities). @defaultValue ['form'] */
+  readonly elicitationModes?: readonly ElicitationMode[];
+  /** Declare sampling.tools: handlers.sampling may get `tools`/`toolChoice`. @defaultValue false */
+  readonly samplingTools?: boolean;
+  /** Checks structuredContent and elicitation answers against their schemas. @defaultValue @cfworker/json-schema, cached */
+  readonly validateSchema?: SchemaValidator;
 }
 
 export interface ResolvedClientOptions {
@@ -61,6 +69,9 @@ export interface ResolvedClientOptions {
   readonly logLevel: LogLevel | undefined;
   readonly handlers: ClientHandlers;
   readonly cache: boolean;
+  readonly elicitationModes: readonly ElicitationMode[];
+  readonly samplingTools: boolean;
+  readonly validateSchema: SchemaValidator;
 }
 
 const CLIENT_KEYS = [
@@ -75,6 +86,9 @@ const CLIENT_KEYS = [
   'logLevel',
   'handlers',
   'cache',
+  'elicitationModes',
+  'samplingTools',
+  'validateSchema',
 ] as const;
 const RECONNECT_KEYS = [
   'maxReconnects',
@@ -117,6 +131,9 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
     handlers: normalizeHandlers(input.handlers ?? {}),
     cache: booleanOption(input.cache ?? true, 'cache'),
+    elicitationModes: normalizeElicitationModes(input.elicitationModes ?? ['form']),
+    samplingTools: booleanOption(input.samplingTools ?? false, 'samplingTools'),
+    validateSchema: normalizeValidator(input.validateSchema),
   };
 }
 
@@ -176,4 +193,29 @@ function normalizeHandlers(value: unknown): ClientHandlers {
     }
   }
   return { ...input } as ClientHandlers;
+}
+
+function normalizeElicitationModes(value: unknown): readonly ElicitationMode[] {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((mode) => (ELICITATION_MODES as readonly unknown[]).includes(mode))
+  ) {
+    throw new ConfigError(
+      'elicitationModes',
+      `elicitationModes must be a non-empty array of 'form' and 'url', got ${describe(value)}`,
+    );
+  }
+  return [...new Set(value as ElicitationMode[])];
+}
+
+function normalizeValidator(value: unknown): SchemaValidator {
+  if (value === undefined) return defaultSchemaValidator;
+  if (typeof value !== 'function') {
+    throw new ConfigError(
+      'validateSchema',
+      `validateSchema must be a function (schema, value) => SchemaCheck, got ${describe(value)}`,
+    );
+  }
+  return value as SchemaValidator;
 }

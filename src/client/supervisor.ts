@@ -30,11 +30,18 @@ export interface ReadyEvent {
   serverInfo: Implementation | undefined;
 }
 
+export interface ReconnectingEvent {
+  attempt: number;
+  delay: number;
+  /** What made this attempt necessary: the failed attempt's error, or the lost connection. */
+  error: Error;
+}
+
 /** The lifecycle events, and every server notification: the Client passes them on as they are. */
 export interface LifecycleEvents {
   ready: [event: ReadyEvent];
   disconnected: [reason: CloseReason];
-  reconnecting: [event: { attempt: number; delay: number }];
+  reconnecting: [event: ReconnectingEvent];
   closed: [reason: CloseReason | undefined];
   notification: [notification: JsonRpcNotification];
 }
@@ -217,7 +224,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
           return;
         }
         attempt += 1;
-        if (!(await this.#backoff(attempt))) {
+        if (!(await this.#backoff(attempt, cause))) {
           if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
           return;
         }
@@ -257,7 +264,8 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
         return;
       }
       attempt += 1;
-      if (!(await this.#backoff(attempt))) return;
+      const lost = new ConnectionClosedError(reason, { server: this.#config.name });
+      if (!(await this.#backoff(attempt, lost))) return;
     }
   }
 
@@ -344,14 +352,14 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
   }
 
   /** Waits the backoff delay for this attempt; false if close() came first. */
-  async #backoff(attempt: number): Promise<boolean> {
+  async #backoff(attempt: number, error: Error): Promise<boolean> {
     const delay = reconnectDelay(attempt, this.#config.reconnect);
     this.#state = 'reconnecting';
     if (channels.reconnect.hasSubscribers) {
       channels.reconnect.publish({ server: this.#config.name, attempt, delay });
     }
     debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
-    this.emit('reconnecting', { attempt, delay });
+    this.emit('reconnecting', { attempt, delay, error });
     const signal = this.#stop.signal;
     if (signal.aborted) return false;
     await new Promise<void>((resolve) => {

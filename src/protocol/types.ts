@@ -59,12 +59,28 @@ export interface ClientHandlers {
   roots?: RootsHandler;
 }
 
+/** What beyond the handlers shapes our capabilities. */
+export interface CapabilityOptions {
+  /** @defaultValue ['form'] */
+  elicitationModes?: readonly ('form' | 'url')[];
+  samplingTools?: boolean;
+  /** Declare roots.listChanged (legacy). */
+  rootsListChanged?: boolean;
+}
+
 /** Our capabilities, derived from the handlers given. */
-export function capabilitiesFor(handlers: ClientHandlers): ClientCapabilities {
+export function capabilitiesFor(
+  handlers: ClientHandlers,
+  options: CapabilityOptions = {},
+): ClientCapabilities {
   const capabilities: ClientCapabilities = {};
-  if (handlers.roots) capabilities.roots = {};
-  if (handlers.sampling) capabilities.sampling = {};
-  if (handlers.elicitation) capabilities.elicitation = { form: {} };
+  if (handlers.roots) capabilities.roots = options.rootsListChanged ? { listChanged: true } : {};
+  if (handlers.sampling) capabilities.sampling = options.samplingTools ? { tools: {} } : {};
+  if (handlers.elicitation) {
+    capabilities.elicitation = Object.fromEntries(
+      (options.elicitationModes ?? ['form']).map((mode) => [mode, {}]),
+    );
+  }
   return capabilities;
 }
 

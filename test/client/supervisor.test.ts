@@ -78,7 +78,11 @@ test('a crash mid-request rejects it with the exit status, then the client resta
     ['ready', 'disconnected', 'reconnecting', 'ready'],
   );
   assert.deepEqual(events[1]![1], { type: 'exit_status', status: 5, signal: null });
-  assert.deepEqual(events[2]![1], { attempt: 1, delay: 50 });
+  const { error, ...reconnecting } = events[2]![1] as { error: unknown; attempt: number; delay: number };
+  assert.deepEqual(reconnecting, { attempt: 1, delay: 50 });
+  // The event names what made the attempt necessary: here the lost connection.
+  assert.ok(error instanceof ConnectionClosedError);
+  assert.deepEqual(error.reason, { type: 'exit_status', status: 5, signal: null });
   await client.close();
   assert.equal(client.state, 'closed');
 });
@@ -107,7 +111,13 @@ test('a crash loop exhausts maxReconnects: growing delays, then closed with the 
       'closed',
     ],
   );
-  const delays = events.filter(([name]) => name === 'reconnecting').map(([, event]) => event);
+  const reconnects = events.filter(([name]) => name === 'reconnecting').map(([, event]) => event);
+  for (const event of reconnects)
+    assert.ok((event as { error: unknown }).error instanceof ConnectionClosedError);
+  const delays = reconnects.map((event) => {
+    const { attempt, delay } = event as { attempt: number; delay: number };
+    return { attempt, delay };
+  });
   assert.deepEqual(delays, [
     { attempt: 1, delay: 40 },
     { attempt: 2, delay: 80 },

@@ -1,5 +1,7 @@
-import { ProtocolError } from '../../errors.js';
+import { McpError, ProtocolError, UsageError } from '../../errors.js';
+import { INVALID_PARAMS } from '../../jsonrpc/error-codes.js';
 import { INPUT_METHODS, type InputMethod } from '../../protocol/types.js';
+import { answerElicitation } from './elicitation.js';
 import type { SessionContext } from './session.js';
 
 /**
@@ -15,7 +17,8 @@ export function isInputMethod(method: string): method is InputMethod {
 /**
  * Answers one input request (legacy: a server request; modern: an `inputRequests` entry) with the
  * user's handler. Throws ProtocolError when no handler was given for it: the server asked for a
- * capability this client never declared.
+ * capability this client never declared. Elicitation and sampling requests and answers are
+ * checked (see elicitation.ts; sampling: tools only if declared, a CreateMessageResult back).
  */
 export async function runInputHandler(
   context: SessionContext,
@@ -31,13 +34,65 @@ export async function runInputHandler(
       { server: context.name },
     );
   }
+  const request = params ?? {};
   // Settles when the handler does or when the signal aborts (the server cancelled, the connection
   // closed), whichever is first: a handler that never settles holds nothing of the session.
-  const run = Promise.resolve().then(() => handler(params ?? {}, { server: context.name, signal }));
-  if (signal.aborted) return Promise.reject(signal.reason);
+  const call = (input: Record<string, unknown>) =>
+    untilAborted(() => handler(input, { server: context.name, signal }), signal);
+  if (kind === 'elicitation') {
+    return answerElicitation(
+      {
+        name: context.name,
+        handler: (input) => call(input),
+        modes: context.elicitationModes ?? ['form'],
+        validateSchema: context.validateSchema,
+      },
+      request,
+      signal,
+    );
+  }
+  if (kind === 'sampling') {
+    if ((request.tools !== undefined || request.toolChoice !== undefined) && !context.samplingTools) {
+      throw new McpError(
+        INVALID_PARAMS,
+        'this client did not declare sampling.tools: a sampling request with tools or toolChoice is refused',
+      );
+    }
+    return checkSamplingResult(await call(request));
+  }
+  return call(request);
+}
+
+/** A CreateMessageResult needs a role, content and model; anything else is the handler's bug. */
+function checkSamplingResult(result: unknown): unknown {
+  const value = result as { role?: unknown; content?: unknown; model?: unknown } | null;
+  const problem =
+    typeof value !== 'object' || value === null
+      ? 'an object'
+      : value.role !== 'assistant' && value.role !== 'user'
+        ? "role 'assistant' or 'user'"
+        : typeof value.content !== 'object' || value.content === null
+          ? 'content (a content block or an array of them)'
+          : typeof value.model !== 'string'
+            ? 'model (the name of the model used)'
+            : undefined;
+  if (problem) {
+    throw new UsageError(
+      `handlers.sampling must resolve with a CreateMessageResult; it lacks ${problem}: ${JSON.stringify(result)?.slice(0, 200)}`,
+    );
+  }
+  return result;
+}
+
+function untilAborted<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  const running = Promise.resolve().then(run);
+  if (signal.aborted) {
+    running.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

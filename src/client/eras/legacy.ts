@@ -1,11 +1,12 @@
 import { debug } from '../../diagnostics.js';
 import { ConnectionClosedError, McpError, UnsupportedProtocolVersionError } from '../../errors.js';
-import { INTERNAL_ERROR, METHOD_NOT_FOUND } from '../../jsonrpc/error-codes.js';
+import { INTERNAL_ERROR, METHOD_NOT_FOUND, URL_ELICITATION_REQUIRED } from '../../jsonrpc/error-codes.js';
 import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import type { LogLevel } from '../../protocol/meta.js';
 import { type Implementation, INPUT_METHODS, type ServerCapabilities } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
 import type { Connection, InternalRequestOptions } from '../connection.js';
+import { urlElicitationsOf } from './elicitation.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
@@ -57,6 +58,8 @@ export class LegacySession implements Session {
   readonly #context: SessionContext;
   /** Server requests being answered, by id, so a server cancellation can stop them. */
   readonly #answering = new Map<RequestId, AbortController>();
+  /** URL elicitations a -32042 asked for, by elicitationId, until notifications/elicitation/complete. */
+  readonly #urlElicitations = new Map<string, () => void>();
 
   constructor(connection: Connection, context: SessionContext, initialized: InitializeResult) {
     this.#connection = connection;
@@ -93,8 +96,52 @@ export class LegacySession implements Session {
     return { era: 'legacy', version: this.protocolVersion };
   }
 
-  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
-    return this.#connection.request(method, params, options);
+  async request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
+    try {
+      return await this.#connection.request(method, params, options);
+    } catch (error) {
+      // -32042: the server wants URL elicitations completed first. With URL mode declared, each
+      // goes to handlers.elicitation; once every accepted one is complete, the request is retried once.
+      if (!(error instanceof McpError) || error.code !== URL_ELICITATION_REQUIRED) throw error;
+      if (!this.#context.handlers.elicitation || !this.#context.elicitationModes?.includes('url'))
+        throw error;
+      await this.#completeUrlElicitations(error, options);
+      return this.#connection.request(method, params, options);
+    }
+  }
+
+  async #completeUrlElicitations(
+    error: McpError,
+    options: InternalRequestOptions | undefined,
+  ): Promise<void> {
+    const elicitations = urlElicitationsOf(error);
+    if (!elicitations) throw error;
+    const timeout = options?.timeout ?? this.#context.requestTimeout;
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(timeout),
+      ...(options?.signal ? [options.signal] : []),
+    ]);
+    const waits: Array<Promise<void>> = [];
+    for (const elicitation of elicitations) {
+      const completed = new Promise<void>((resolve, reject) => {
+        this.#urlElicitations.set(elicitation.elicitationId, resolve);
+        signal.addEventListener('abort', () => reject(error), { once: true });
+      });
+      completed.catch(() => {});
+      const answer = (await runInputHandler(this.#context, 'elicitation/create', elicitation, signal)) as {
+        action: string;
+      };
+      if (answer.action !== 'accept') {
+        this.#urlElicitations.delete(elicitation.elicitationId);
+        throw error;
+      }
+      waits.push(completed);
+    }
+    try {
+      await Promise.all(waits);
+    } finally {
+      for (const elicitation of elicitations) this.#urlElicitations.delete(elicitation.elicitationId);
+    }
   }
 
   notify(method: string, params?: JsonObject): void {
@@ -181,6 +228,16 @@ export class LegacySession implements Session {
   }
 
   readonly #onNotification = (notification: JsonRpcNotification) => {
+    if (notification.method === 'notifications/elicitation/complete') {
+      // Unknown or already completed ids are ignored.
+      const id = (notification.params as { elicitationId?: unknown } | undefined)?.elicitationId;
+      const complete = typeof id === 'string' ? this.#urlElicitations.get(id) : undefined;
+      if (complete) {
+        this.#urlElicitations.delete(id as string);
+        complete();
+      }
+      return;
+    }
     if (notification.method !== 'notifications/cancelled') return;
     const requestId = (notification.params as { requestId?: RequestId } | undefined)?.requestId;
     const controller = requestId === undefined ? undefined : this.#answering.get(requestId);

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import type { LogLevel } from '../../protocol/meta.js';
+import type { SchemaValidator } from '../../protocol/schema-validation.js';
 import type {
   ClientCapabilities,
   ClientHandlers,
@@ -9,6 +10,7 @@ import type {
 import type { Era } from '../../protocol/versions.js';
 import type { InternalRequestOptions } from '../connection.js';
 import type { WarningSink } from '../warnings.js';
+import type { ElicitationMode } from './elicitation.js';
 
 /** What every session needs from the client. */
 export interface SessionContext {
@@ -17,6 +19,12 @@ export interface SessionContext {
   readonly handlers: ClientHandlers;
   readonly capabilities: ClientCapabilities;
   readonly requestTimeout: number;
+  /** Elicitation modes declared (with handlers.elicitation). @defaultValue ['form'] */
+  readonly elicitationModes?: readonly ElicitationMode[];
+  /** Whether sampling.tools is declared. @defaultValue false */
+  readonly samplingTools?: boolean;
+  /** Validates answers and results against schemas. @defaultValue defaultSchemaValidator */
+  readonly validateSchema?: SchemaValidator;
   /** The log level wanted now (it can change at run time). */
   logLevel(): LogLevel | undefined;
   /** Reports an optional step that failed without failing the connection. */

@@ -1,0 +1,54 @@
+import { ProtocolError } from '../errors.js';
+import type { CallToolResult } from '../protocol/results.js';
+import { describeSchemaErrors, type SchemaValidator } from '../protocol/schema-validation.js';
+
+/**
+ * The `outputSchema` of each tool the server listed, and the check of a call's
+ * `structuredContent` against it (skipped for `isError` results and tools never listed).
+ * Schemas are kept as the server sent them, unchanged.
+ */
+export class OutputSchemas {
+  readonly #schemas = new Map<string, object>();
+  readonly #server: string;
+  readonly #validate: SchemaValidator;
+
+  constructor(server: string, validate: SchemaValidator) {
+    this.#server = server;
+    this.#validate = validate;
+  }
+
+  /** Reads the tools of one tools/list page (or all pages merged). */
+  remember(result: unknown): void {
+    const tools = (result as { tools?: unknown } | null)?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools) {
+      if (typeof tool?.name !== 'string') continue;
+      if (typeof tool.outputSchema === 'object' && tool.outputSchema !== null)
+        this.#schemas.set(tool.name, tool.outputSchema);
+      else this.#schemas.delete(tool.name);
+    }
+  }
+
+  clear(): void {
+    this.#schemas.clear();
+  }
+
+  /** Throws ProtocolError when a tool with an outputSchema returned no or non-matching structuredContent. */
+  async check(name: string, result: CallToolResult): Promise<CallToolResult> {
+    const schema = this.#schemas.get(name);
+    if (!schema || result?.isError === true) return result;
+    if (result.structuredContent === undefined) {
+      throw new ProtocolError(`tool ${name} declares an outputSchema but returned no structuredContent`, {
+        server: this.#server,
+      });
+    }
+    const check = await this.#validate(schema, result.structuredContent);
+    if (check.valid === false) {
+      throw new ProtocolError(
+        `the structuredContent of tool ${name} does not match its outputSchema: ${describeSchemaErrors(check)}`,
+        { server: this.#server },
+      );
+    }
+    return result;
+  }
+}

@@ -1,0 +1,366 @@
+import { Client } from '../client/client.js';
+import type { ClientOptions } from '../client/options.js';
+import { ClientClosedError, ConnectionClosedError, isConduitError, StartTimeoutError } from '../errors.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
+import type { Era } from '../protocol/versions.js';
+import type { Limiter } from './limit.js';
+
+/**
+ * A pool server's state:
+ * - `idle`: lazy, not started yet;
+ * - `starting`: its first connection is under way (within `startTimeout`);
+ * - `ready`: connected;
+ * - `reconnecting`: it was ready, lost the connection, and is being restarted;
+ * - `needs_auth`: an HTTP server waiting for the user's OAuth consent (an `AuthError`);
+ * - `failed`: it never became ready (or its client gave up); `error` says why and
+ *   `nextAttemptAt` when its reconnect policy tries again, if it does;
+ * - `disabled`: `"disabled": true` in the config, never started;
+ * - `closed`: `close()` was called.
+ */
+export type ServerState =
+  | 'idle'
+  | 'starting'
+  | 'ready'
+  | 'reconnecting'
+  | 'needs_auth'
+  | 'failed'
+  | 'disabled'
+  | 'closed';
+
+export interface ServerStatus {
+  readonly name: string;
+  readonly state: ServerState;
+  readonly era: Era | undefined;
+  /** A stdio server's pid while it runs. */
+  readonly pid: number | undefined;
+  /** An HTTP server's URL. */
+  readonly url: string | undefined;
+  /** Tools last listed (kept while the server is down); undefined before the first list. */
+  readonly toolCount: number | undefined;
+  readonly error: Error | undefined;
+  /** When the next attempt starts (ms since the epoch, as `Date.now()`), while one is scheduled. */
+  readonly nextAttemptAt: number | undefined;
+  /** Attempts made after the first (restarts after a loss, retries of a failed start). */
+  readonly restarts: number;
+  readonly lazy: boolean;
+}
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+type Items = { tools: Tool; prompts: Prompt; resources: Resource; resourceTemplates: ResourceTemplate };
+
+interface ListCache {
+  items: unknown[] | undefined;
+  stale: boolean;
+  fetching: Promise<void> | undefined;
+  again: boolean;
+}
+
+const CAPABILITY: Record<ListKind, string> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
+const CHANGE_EVENT = {
+  toolsListChanged: ['tools'],
+  promptsListChanged: ['prompts'],
+  resourcesListChanged: ['resources', 'resourceTemplates'],
+} as const;
+const REEMITTED = ['notification', 'log', 'resourceUpdated'] as const;
+
+export interface MemberSetup {
+  readonly name: string;
+  /** The Client's options (async: a config file's `${input:id}` may need the host first). */
+  readonly prepare: () => Promise<ClientOptions>;
+  /** Set when the options are known now, so `get()` has a Client before the first start. */
+  readonly options: ClientOptions | undefined;
+  /** An error known before start (a config entry's problem): the server fails at once. */
+  readonly error: Error | undefined;
+  readonly disabled: boolean;
+  readonly lazy: boolean;
+  readonly startTimeout: number;
+  readonly url: string | undefined;
+  readonly limiter: Limiter;
+  /** The pool's emit, guarded so a throwing listener never unwinds into the member. */
+  readonly emit: (event: string, payload: unknown) => void;
+}
+
+/** One server of a pool: its Client, its state and its last known lists. */
+export class PoolMember {
+  readonly name: string;
+  readonly #setup: MemberSetup;
+  #client: Client | undefined;
+  #state: ServerState;
+  #error: Error | undefined;
+  #nextAttemptAt: number | undefined;
+  #restarts = 0;
+  #everReady = false;
+  #closing = false;
+  #started: Promise<void> | undefined;
+  #settleStart: (() => void) | undefined;
+  readonly #lists = new Map<ListKind, ListCache>();
+
+  constructor(setup: MemberSetup) {
+    this.#setup = setup;
+    this.name = setup.name;
+    this.#state = setup.disabled ? 'disabled' : 'idle';
+    if (setup.options !== undefined && setup.error === undefined && !setup.disabled) {
+      try {
+        this.#create(setup.options);
+      } catch (error) {
+        this.#error = error as Error;
+      }
+    }
+    this.#error ??= setup.error;
+  }
+
+  get client(): Client | undefined {
+    return this.#client;
+  }
+
+  get state(): ServerState {
+    return this.#state;
+  }
+
+  get error(): Error | undefined {
+    return this.#error;
+  }
+
+  get lazy(): boolean {
+    return this.#setup.lazy;
+  }
+
+  status(): ServerStatus {
+    return {
+      name: this.name,
+      state: this.#state,
+      era: this.#client?.era,
+      pid: this.#client?.pid,
+      url: this.#setup.url,
+      toolCount: this.#lists.get('tools')?.items?.length,
+      error: this.#error,
+      nextAttemptAt: this.#nextAttemptAt,
+      restarts: this.#restarts,
+      lazy: this.#setup.lazy,
+    };
+  }
+
+  /** Starts the server if it has not started; resolves once it is ready, has failed or timed out. Never rejects. */
+  start(): Promise<void> {
+    if (this.#state !== 'idle') return this.#started ?? Promise.resolve();
+    this.#state = 'starting';
+    this.#started = this.#begin();
+    return this.#started;
+  }
+
+  async #begin(): Promise<void> {
+    const release = await this.#setup.limiter.acquire();
+    try {
+      if (this.#closing) return;
+      if (this.#error !== undefined && this.#client === undefined) {
+        this.#fail(this.#error);
+        return;
+      }
+      let client = this.#client;
+      if (client === undefined) {
+        try {
+          client = this.#create(await this.#setup.prepare());
+        } catch (error) {
+          this.#fail(error as Error);
+          return;
+        }
+        if (this.#closing) {
+          await client.close();
+          return;
+        }
+      }
+      await this.#firstOutcome(client);
+    } finally {
+      release();
+    }
+  }
+
+  /** Resolves at the first ready, failed attempt, rejection or start timeout. */
+  #firstOutcome(client: Client): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.#state === 'starting') {
+          this.#fail(new StartTimeoutError(this.name, this.#setup.startTimeout));
+        }
+        settle();
+      }, this.#setup.startTimeout);
+      const settle = () => {
+        clearTimeout(timer);
+        this.#settleStart = undefined;
+        resolve();
+      };
+      this.#settleStart = settle;
+      client.connect().then(settle, (error: Error) => {
+        if (!this.#closing) this.#fail(error);
+        settle();
+      });
+    });
+  }
+
+  #create(options: ClientOptions): Client {
+    const client = new Client(options);
+    this.#client = client;
+    const emit = this.#setup.emit;
+    const server = this.name;
+    client.on('ready', (event) => {
+      this.#everReady = true;
+      this.#state = 'ready';
+      this.#error = undefined;
+      this.#nextAttemptAt = undefined;
+      for (const cache of this.#lists.values()) cache.stale = true;
+      void this.refresh('tools');
+      this.#settleStart?.();
+      emit('serverReady', { server, ...event });
+      emit('ready', { server, ...event });
+    });
+    client.on('disconnected', (reason) => {
+      this.#error = new ConnectionClosedError(reason, { server });
+      if (this.#state === 'ready') this.#state = 'reconnecting';
+      emit('disconnected', { server, reason });
+    });
+    client.on('reconnecting', (event) => {
+      this.#restarts++;
+      this.#error = event.error;
+      this.#nextAttemptAt = Date.now() + event.delay;
+      this.#state = this.#everReady ? 'reconnecting' : downState(event.error);
+      this.#settleStart?.();
+      emit('serverError', {
+        server,
+        error: event.error,
+        state: this.#state,
+        nextAttemptAt: this.#nextAttemptAt,
+      });
+      emit('reconnecting', { server, ...event });
+    });
+    client.on('closed', (reason) => {
+      this.#nextAttemptAt = undefined;
+      if (this.#closing) {
+        this.#state = 'closed';
+      } else if (this.#everReady) {
+        // Gave up after a loss. Before the first ready, connect()'s rejection brings the cause.
+        this.#fail(this.#error ?? new ClientClosedError(reason, { server }));
+      }
+      emit('serverClosed', { server, reason });
+      emit('closed', { server, reason });
+    });
+    for (const [event, kinds] of Object.entries(CHANGE_EVENT)) {
+      client.on(event as keyof typeof CHANGE_EVENT, () => {
+        for (const kind of kinds) this.#changed(kind);
+        emit(event, { server });
+      });
+    }
+    for (const event of REEMITTED) {
+      client.on(event, (payload: unknown) => {
+        emit(
+          event,
+          event === 'notification' ? { server, notification: payload } : { server, ...(payload as object) },
+        );
+      });
+    }
+    return client;
+  }
+
+  #fail(error: Error): void {
+    if (this.#closing) return;
+    this.#error = error;
+    this.#state = downState(error);
+    if (this.#state !== 'needs_auth' && this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
+    this.#settleStart?.();
+    this.#setup.emit('serverError', {
+      server: this.name,
+      error,
+      state: this.#state,
+      nextAttemptAt: this.#nextAttemptAt,
+    });
+  }
+
+  /** Last known items of a list (kept while the server is down), or undefined before the first. */
+  items<K extends ListKind>(kind: K): Items[K][] | undefined {
+    return this.#lists.get(kind)?.items as Items[K][] | undefined;
+  }
+
+  /** Fetches a list again if it changed or was never fetched; keeps the last known one on failure. */
+  async fresh(kind: ListKind): Promise<void> {
+    const cache = this.#lists.get(kind);
+    if (this.#state !== 'ready') return;
+    if (cache && !cache.stale && cache.items) return;
+    await this.refresh(kind);
+  }
+
+  /** One fetch at a time per list; a change during a fetch runs one more. */
+  refresh(kind: ListKind): Promise<void> {
+    let cache = this.#lists.get(kind);
+    if (cache === undefined) {
+      cache = { items: undefined, stale: true, fetching: undefined, again: false };
+      this.#lists.set(kind, cache);
+    }
+    if (cache.fetching) {
+      cache.again = true;
+      return cache.fetching;
+    }
+    const entry = cache;
+    entry.fetching = (async () => {
+      do {
+        entry.again = false;
+        entry.stale = false;
+        try {
+          entry.items = await this.#fetch(kind);
+        } catch {
+          entry.stale = true; // the next list tries again; the server's own error shows in status()
+          break;
+        }
+      } while (entry.again);
+      entry.fetching = undefined;
+    })();
+    return entry.fetching;
+  }
+
+  async #fetch(kind: ListKind): Promise<unknown[]> {
+    const client = this.#client;
+    if (client === undefined || client.state !== 'ready') throw new Error('not ready');
+    if (!client.serverCapabilities?.[CAPABILITY[kind]]) return [];
+    switch (kind) {
+      case 'tools':
+        return (await client.listTools()).tools;
+      case 'prompts':
+        return (await client.listPrompts()).prompts;
+      case 'resources':
+        return (await client.listResources()).resources;
+      case 'resourceTemplates':
+        return (await client.listResourceTemplates()).resourceTemplates;
+    }
+  }
+
+  #changed(kind: ListKind): void {
+    const cache = this.#lists.get(kind);
+    if (cache === undefined) return;
+    cache.stale = true;
+    if (cache.fetching) cache.again = true;
+    else if (kind === 'tools') void this.refresh(kind);
+  }
+
+  /** Stops the server for good. */
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    this.#settleStart?.();
+    const wasClosed = this.#state === 'closed';
+    const client = this.#client;
+    if (client) await client.close();
+    if (this.#state !== 'closed') {
+      this.#state = 'closed';
+      this.#nextAttemptAt = undefined;
+      if (!wasClosed) this.#setup.emit('serverClosed', { server: this.name, reason: undefined });
+    }
+  }
+}
+
+/** needs_auth for an authorization error (OAuth, once HTTP lands), failed for anything else. */
+function downState(error: Error): ServerState {
+  return isConduitError(error) && error.code === 'CONDUIT_AUTH' ? 'needs_auth' : 'failed';
+}

@@ -1,0 +1,88 @@
+import { NameCollisionError } from '../errors.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
+import type { PoolMember } from './member.js';
+import { type NameRule, poolName } from './names.js';
+
+/** Where a pool entry comes from. */
+export interface PoolOrigin {
+  /** The server's name in the pool. */
+  readonly server: string;
+  /** Whether the server can take calls now; false while it is down (its last known list is shown). */
+  readonly available: boolean;
+}
+
+/** A tool under its pool name; `originalName` is the server's own. */
+export type PoolTool = Tool & PoolOrigin & { readonly originalName: string };
+export type PoolPrompt = Prompt & PoolOrigin & { readonly originalName: string };
+export type PoolResource = Resource & PoolOrigin;
+export type PoolResourceTemplate = ResourceTemplate & PoolOrigin;
+
+export interface Named<T> {
+  readonly byName: Map<string, { member: PoolMember; item: T & PoolOrigin & { originalName: string } }>;
+  readonly list: Array<T & PoolOrigin & { originalName: string }>;
+  /** The first collision found, if any (in the pool's server order, then each server's list order). */
+  readonly collision: NameCollisionError | undefined;
+  readonly collided: Map<string, NameCollisionError>;
+}
+
+/** Shown while ready, or down with a last known list (unless `drop`); never for disabled or closed servers. */
+export function shown(member: PoolMember, drop: boolean): boolean {
+  const state = member.state;
+  if (state === 'ready') return true;
+  if (state === 'disabled' || state === 'closed' || state === 'idle') return false;
+  return !drop;
+}
+
+/** Merges the servers' tools or prompts under pool names. */
+export function nameItems<T extends { name: string }>(
+  members: readonly PoolMember[],
+  items: (member: PoolMember) => readonly T[] | undefined,
+  rule: NameRule,
+  drop: boolean,
+  kind: 'tool' | 'prompt',
+): Named<T> {
+  const byName: Named<T>['byName'] = new Map();
+  const list: Named<T>['list'] = [];
+  const collided = new Map<string, NameCollisionError>();
+  let collision: NameCollisionError | undefined;
+  for (const member of members) {
+    if (!shown(member, drop)) continue;
+    const available = member.state === 'ready';
+    for (const original of items(member) ?? []) {
+      const name = poolName(member.name, original.name, rule);
+      const item = { ...original, name, server: member.name, originalName: original.name, available };
+      const existing = byName.get(name);
+      if (existing) {
+        const error = new NameCollisionError(
+          name,
+          [existing.item.server, member.name],
+          [existing.item.originalName, original.name],
+          kind,
+        );
+        collision ??= error;
+        collided.set(name, error);
+        continue;
+      }
+      byName.set(name, { member, item });
+      list.push(item);
+    }
+  }
+  return { byName, list, collision, collided };
+}
+
+/** A URI template (RFC 6570) as a regular expression that matches the URIs it can expand to. */
+export function templatePattern(template: string): RegExp {
+  let source = '';
+  let last = 0;
+  for (const match of template.matchAll(/\{([^}]*)\}/g)) {
+    source += escapeRegExp(template.slice(last, match.index));
+    const operator = match[1]![0];
+    source += operator === '+' || operator === '#' || operator === '/' ? '.*' : '[^/?#]*';
+    last = match.index + match[0].length;
+  }
+  return new RegExp(`^${source}${escapeRegExp(template.slice(last))}$`);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

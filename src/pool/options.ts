@@ -1,0 +1,132 @@
+import { availableParallelism } from 'node:os';
+import type { ClientOptions, TransportSpec } from '../client/options.js';
+import { ConfigError } from '../errors.js';
+import { booleanOption, describe, integerOption, ownProperties, rejectUnknownKeys } from '../validate.js';
+import { DEFAULT_NAME_RULE, type NameRule } from './names.js';
+
+/** A transport spec for a pool server: stdio, or HTTP (accepted by the Client once HTTP lands). */
+export type PoolTransportSpec =
+  | TransportSpec
+  | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, unknown>> };
+
+/** One server of a pool: a Client's options without `name` (the key is the name), and pool settings. */
+export interface PoolServerOptions extends Omit<ClientOptions, 'name' | 'transport'> {
+  readonly transport: PoolTransportSpec;
+  /** Listed in `status()` as `disabled`, never started. @defaultValue false */
+  readonly disabled?: boolean;
+  /** Start on first use instead of in `connect()`. @defaultValue the pool's `lazy` */
+  readonly lazy?: boolean;
+  /** ms `connect()` waits for this server. @defaultValue the pool's `startTimeout` */
+  readonly startTimeout?: number;
+}
+
+export interface ClientPoolOptions {
+  readonly servers: Readonly<Record<string, PoolServerOptions>>;
+  /** Servers starting at once. @defaultValue the CPU count (os.availableParallelism()) times 4 */
+  readonly concurrency?: number;
+  /**
+   * ms `connect()` waits for one server before reporting it `failed` with a StartTimeoutError (it
+   * goes on trying under its reconnect policy). @defaultValue 60000 (the Client's connectTimeout default)
+   */
+  readonly startTimeout?: number;
+  /** Start every server on first use. @defaultValue false */
+  readonly lazy?: boolean;
+  /** Joins a server and a tool or prompt name. @defaultValue (server, tool) => `${server}__${tool}` */
+  readonly toolName?: (server: string, tool: string) => string;
+  /** One allowed character of a pool name; any other becomes `_`. @defaultValue /[a-zA-Z0-9_-]/ */
+  readonly toolNameCharacters?: RegExp;
+  /** Longest pool name; longer ones end in `_` and an 8-hex hash of server and name. @defaultValue 64 */
+  readonly maxToolNameLength?: number;
+  /** While a server is down: `'list'` its last known tools with `available: false`, or `'drop'` them. @defaultValue 'list' */
+  readonly unavailableTools?: 'list' | 'drop';
+}
+
+export interface ResolvedPoolOptions {
+  readonly concurrency: number;
+  readonly startTimeout: number;
+  readonly lazy: boolean;
+  readonly names: NameRule;
+  readonly dropUnavailable: boolean;
+}
+
+const POOL_KEYS = [
+  'servers',
+  'concurrency',
+  'startTimeout',
+  'lazy',
+  'toolName',
+  'toolNameCharacters',
+  'maxToolNameLength',
+  'unavailableTools',
+] as const;
+
+export const DEFAULT_START_TIMEOUT = 60_000;
+const MAX_TIMER = 2 ** 31 - 1;
+
+/** Checks the pool's own options (each server's Client options are the Client's to check). */
+export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
+  const input = ownProperties(raw, 'options');
+  rejectUnknownKeys(input, POOL_KEYS, '');
+  ownProperties(input.servers, 'servers');
+  const join = input.toolName ?? DEFAULT_NAME_RULE.join;
+  if (typeof join !== 'function') {
+    throw new ConfigError(
+      'toolName',
+      `toolName must be a function (server, tool) => string, got ${describe(join)}`,
+    );
+  }
+  const characters = input.toolNameCharacters ?? DEFAULT_NAME_RULE.characters;
+  if (!(characters instanceof RegExp) || !characters.test('_')) {
+    throw new ConfigError(
+      'toolNameCharacters',
+      `toolNameCharacters must be a RegExp matching one allowed character, "_" among them (it replaces the others), got ${describe(characters)}`,
+    );
+  }
+  const unavailable = input.unavailableTools ?? 'list';
+  if (unavailable !== 'list' && unavailable !== 'drop') {
+    throw new ConfigError(
+      'unavailableTools',
+      `unavailableTools must be 'list' or 'drop', got ${describe(unavailable)}`,
+    );
+  }
+  return {
+    concurrency: integerOption(input.concurrency ?? availableParallelism() * 4, 'concurrency', 'servers', 1),
+    startTimeout: timerOption(input.startTimeout ?? DEFAULT_START_TIMEOUT, 'startTimeout'),
+    lazy: booleanOption(input.lazy ?? false, 'lazy'),
+    names: {
+      join: join as NameRule['join'],
+      characters,
+      maxLength: integerOption(
+        input.maxToolNameLength ?? DEFAULT_NAME_RULE.maxLength,
+        'maxToolNameLength',
+        'characters',
+        16,
+      ),
+    },
+    dropUnavailable: unavailable === 'drop',
+  };
+}
+
+export function timerOption(value: unknown, key: string): number {
+  const ms = integerOption(value, key, 'ms', 1);
+  if (ms > MAX_TIMER)
+    throw new ConfigError(key, `${key} must be at most ${MAX_TIMER} ms (what a timer holds), got ${ms}`);
+  return ms;
+}
+
+/** Splits a server's options into the Client's and the pool's. */
+export function splitServerOptions(
+  name: string,
+  raw: unknown,
+  pool: ResolvedPoolOptions,
+): { client: ClientOptions; disabled: boolean; lazy: boolean; startTimeout: number } {
+  const prefix = `servers.${name}`;
+  const input = ownProperties(raw, prefix);
+  const { disabled, lazy, startTimeout, ...client } = input;
+  return {
+    client: { ...client, name } as unknown as ClientOptions,
+    disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),
+    lazy: booleanOption(lazy ?? pool.lazy, `${prefix}.lazy`),
+    startTimeout: timerOption(startTimeout ?? pool.startTimeout, `${prefix}.startTimeout`),
+  };
+}

@@ -1,0 +1,372 @@
+import { EventEmitter } from 'node:events';
+import type { Client, ClientEvents } from '../client/client.js';
+import type { RequestOptions } from '../client/connection.js';
+import type { ClientOptions } from '../client/options.js';
+import type { ReadyEvent } from '../client/supervisor.js';
+import type { ConfigTransport } from '../config/entry.js';
+import { type LoadConfigOptions, loadConfigFile } from '../config/load.js';
+import { ServerUnavailableError, UnknownNameError } from '../errors.js';
+import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } from '../protocol/results.js';
+import type { CloseReason } from '../transport/transport.js';
+import { Limiter } from './limit.js';
+import { type ListKind, PoolMember, type ServerState, type ServerStatus } from './member.js';
+import {
+  type Named,
+  nameItems,
+  type PoolPrompt,
+  type PoolResource,
+  type PoolResourceTemplate,
+  type PoolTool,
+  shown,
+  templatePattern,
+} from './namespace.js';
+import {
+  type ClientPoolOptions,
+  type ResolvedPoolOptions,
+  resolvePoolOptions,
+  splitServerOptions,
+} from './options.js';
+
+type WithServer<T> = { server: string } & T;
+
+export interface ClientPoolEvents {
+  serverReady: [event: WithServer<ReadyEvent>];
+  serverError: [
+    event: { server: string; error: Error; state: ServerState; nextAttemptAt: number | undefined },
+  ];
+  serverClosed: [event: { server: string; reason: CloseReason | undefined }];
+  ready: [event: WithServer<ReadyEvent>];
+  disconnected: [event: { server: string; reason: CloseReason }];
+  reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
+  closed: [event: { server: string; reason: CloseReason | undefined }];
+  notification: [event: { server: string; notification: JsonRpcNotification }];
+  log: [event: WithServer<LogMessage>];
+  toolsListChanged: [event: { server: string }];
+  resourcesListChanged: [event: { server: string }];
+  promptsListChanged: [event: { server: string }];
+  resourceUpdated: [event: { server: string; uri: string }];
+}
+
+/** Options of `ClientPool.fromConfigFile`: the pool's, the loader's, and Client options for every server. */
+export interface FromConfigFileOptions extends Omit<ClientPoolOptions, 'servers'>, LoadConfigOptions {
+  /** Client options given to every server of the file (reconnect, requestTimeout, handlers...). */
+  readonly client?: Omit<ClientOptions, 'name' | 'transport'>;
+}
+
+/** Where a pool name leads. */
+export interface ResolvedName {
+  readonly kind: 'tool' | 'prompt';
+  readonly server: string;
+  readonly originalName: string;
+}
+
+const DOWN: ReadonlySet<ServerState> = new Set([
+  'reconnecting',
+  'needs_auth',
+  'failed',
+  'disabled',
+  'closed',
+]);
+
+/**
+ * Many servers behind one object: started at once (a concurrency limit, a start timeout each), their
+ * tools, prompts and resources merged under names every model API accepts, calls routed back, a
+ * status per server, and one `close()` for all of them.
+ */
+export class ClientPool extends EventEmitter<ClientPoolEvents> {
+  /** Keys of the config file that no setting uses (ignored), each naming file, server and key. */
+  readonly warnings: readonly string[];
+  readonly #options: ResolvedPoolOptions;
+  readonly #members: PoolMember[] = [];
+  readonly #byName = new Map<string, PoolMember>();
+  #closing: Promise<void> | undefined;
+
+  /** A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file. */
+  static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
+    const { env, input, workspaceFolder, client = {}, ...poolOptions } = options;
+    const config = loadConfigFile(file, { env, input, workspaceFolder });
+    const servers: ClientPoolOptions['servers'] = {};
+    const entries = new Map(config.servers.map((entry) => [entry.name, entry]));
+    const pool = new ClientPool({ ...poolOptions, servers }, { entries, client, warnings: config.warnings });
+    return pool;
+  }
+
+  constructor(
+    options: ClientPoolOptions,
+    /** @internal fromConfigFile's entries */
+    fromFile?: {
+      entries: Map<string, import('../config/load.js').ConfigServer>;
+      client: Omit<ClientOptions, 'name' | 'transport'>;
+      warnings: readonly string[];
+    },
+  ) {
+    super();
+    this.#options = resolvePoolOptions(options);
+    this.warnings = fromFile?.warnings ?? [];
+    const limiter = new Limiter(this.#options.concurrency);
+    const emit = (event: string, payload: unknown) => {
+      try {
+        (this.emit as (event: string, payload: unknown) => boolean)(event, payload);
+      } catch (error) {
+        process.nextTick(() => {
+          throw error;
+        });
+      }
+    };
+    const common = { limiter, emit };
+    for (const [name, raw] of Object.entries(options.servers)) {
+      const server = splitServerOptions(name, raw, this.#options);
+      const url =
+        (server.client.transport as { type?: string; url?: string }).type === 'http'
+          ? (server.client.transport as { url?: string }).url
+          : undefined;
+      this.#add(
+        new PoolMember({
+          ...common,
+          name,
+          prepare: async () => server.client,
+          options: server.client,
+          error: undefined,
+          disabled: server.disabled,
+          lazy: server.lazy,
+          startTimeout: server.startTimeout,
+          url,
+        }),
+      );
+    }
+    for (const entry of fromFile?.entries.values() ?? []) {
+      const withTransport = (transport: ConfigTransport): ClientOptions =>
+        ({ ...fromFile!.client, name: entry.name, transport }) as unknown as ClientOptions;
+      const known = entry.resolved;
+      this.#add(
+        new PoolMember({
+          ...common,
+          name: entry.name,
+          prepare: async () => withTransport(await entry.transport()),
+          options: known ? withTransport(known) : undefined,
+          error: entry.error,
+          disabled: entry.disabled,
+          lazy: this.#options.lazy,
+          startTimeout: this.#options.startTimeout,
+          url: known?.type === 'http' ? known.url : undefined,
+        }),
+      );
+    }
+  }
+
+  #add(member: PoolMember): void {
+    this.#members.push(member);
+    this.#byName.set(member.name, member);
+  }
+
+  /** The server names, in config order. */
+  get servers(): string[] {
+    return this.#members.map((member) => member.name);
+  }
+
+  /**
+   * Starts every enabled server that is not lazy, at most `concurrency` at once; resolves when each
+   * is ready, has failed, or passed its `startTimeout`. Never rejects for a server: see `status()`.
+   */
+  async connect(): Promise<void> {
+    await Promise.all(this.#members.filter((member) => !member.lazy).map((member) => member.start()));
+  }
+
+  /** That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending). */
+  get(server: string): Client | undefined {
+    const member = this.#member(server);
+    if (member.state === 'idle') void member.start();
+    return member.client;
+  }
+
+  /** Each server's state, era, pid or URL, tool count, last error, next attempt and restart count. */
+  status(): ServerStatus[] {
+    return this.#members.map((member) => member.status());
+  }
+
+  /** The server and original name behind a pool tool or prompt name, from the lists known now. */
+  resolve(name: string): ResolvedName | undefined {
+    const tool = this.#tools().byName.get(name);
+    if (tool) return { kind: 'tool', server: tool.item.server, originalName: tool.item.originalName };
+    const prompt = this.#prompts().byName.get(name);
+    if (prompt) return { kind: 'prompt', server: prompt.item.server, originalName: prompt.item.originalName };
+    return undefined;
+  }
+
+  /** Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name. */
+  async listTools(): Promise<{ tools: PoolTool[] }> {
+    await this.#gather('tools');
+    const named = this.#tools();
+    if (named.collision) throw named.collision;
+    return { tools: named.list };
+  }
+
+  async listPrompts(): Promise<{ prompts: PoolPrompt[] }> {
+    await this.#gather('prompts');
+    const named = this.#prompts();
+    if (named.collision) throw named.collision;
+    return { prompts: named.list };
+  }
+
+  /** Every server's resources, URIs unchanged, each with its `server`. */
+  async listResources(): Promise<{ resources: PoolResource[] }> {
+    await this.#gather('resources');
+    return { resources: this.#plain('resources') };
+  }
+
+  async listResourceTemplates(): Promise<{ resourceTemplates: PoolResourceTemplate[] }> {
+    await this.#gather('resourceTemplates');
+    return { resourceTemplates: this.#plain('resourceTemplates') };
+  }
+
+  /** Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause). */
+  async callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
+    const { member, originalName } = await this.#route('tool', params.name);
+    return member.client!.callTool({ ...params, name: originalName }, options);
+  }
+
+  async getPrompt(
+    params: { name: string; arguments?: Record<string, string> },
+    options?: RequestOptions,
+  ): Promise<GetPromptResult> {
+    const { member, originalName } = await this.#route('prompt', params.name);
+    return member.client!.getPrompt({ ...params, name: originalName }, options);
+  }
+
+  /**
+   * Reads a resource from the server that lists it (or whose template matches it); `server` picks
+   * one when several could answer.
+   */
+  async readResource(
+    params: { uri: string; server?: string },
+    options?: RequestOptions,
+  ): Promise<ReadResourceResult> {
+    const { server, ...rest } = params;
+    let member = server !== undefined ? this.#member(server) : this.#resourceOwner(params.uri);
+    if (member === undefined) {
+      await Promise.all([this.#gather('resources'), this.#gather('resourceTemplates')]);
+      member = this.#resourceOwner(params.uri);
+    }
+    if (member === undefined) {
+      throw new UnknownNameError(
+        'resource',
+        params.uri,
+        `no pool server lists the resource ${params.uri} or a template that matches it; pass { uri, server } to pick one`,
+      );
+    }
+    await this.#usable(member, `resources/read ${params.uri}`);
+    return member.client!.readResource(rest, options);
+  }
+
+  /** Closes every server at once (each escalates to its process group on its own schedule). */
+  close(): Promise<void> {
+    this.#closing ??= Promise.all(this.#members.map((member) => member.close())).then(() => {});
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #member(server: string): PoolMember {
+    const member = this.#byName.get(server);
+    if (member) return member;
+    throw new UnknownNameError(
+      'server',
+      server,
+      `the pool has no server ${JSON.stringify(server)}; it has ${this.servers.join(', ') || 'none'}`,
+    );
+  }
+
+  #tools(): Named<PoolTool> {
+    return nameItems(
+      this.#members,
+      (m) => m.items('tools'),
+      this.#options.names,
+      this.#options.dropUnavailable,
+      'tool',
+    ) as Named<PoolTool>;
+  }
+
+  #prompts(): Named<PoolPrompt> {
+    return nameItems(
+      this.#members,
+      (m) => m.items('prompts'),
+      this.#options.names,
+      this.#options.dropUnavailable,
+      'prompt',
+    ) as Named<PoolPrompt>;
+  }
+
+  #plain<K extends 'resources' | 'resourceTemplates'>(kind: K) {
+    return this.#members
+      .filter((member) => shown(member, this.#options.dropUnavailable))
+      .flatMap((member) =>
+        (member.items(kind) ?? []).map((item) => ({
+          ...item,
+          server: member.name,
+          available: member.state === 'ready',
+        })),
+      ) as unknown as K extends 'resources' ? PoolResource[] : PoolResourceTemplate[];
+  }
+
+  /** Starts lazy servers, waits for those starting, and refreshes the list on every ready one. */
+  async #gather(kind: ListKind): Promise<void> {
+    await Promise.all(this.#members.map((member) => member.start()));
+    await Promise.all(this.#members.map((member) => member.fresh(kind)));
+  }
+
+  async #route(kind: 'tool' | 'prompt', name: string): Promise<{ member: PoolMember; originalName: string }> {
+    const lookup = () => (kind === 'tool' ? this.#tools() : this.#prompts());
+    let named = lookup();
+    if (!named.byName.has(name) && !named.collided.has(name)) {
+      await this.#gather(kind === 'tool' ? 'tools' : 'prompts');
+      named = lookup();
+    }
+    const collision = named.collided.get(name);
+    if (collision) throw collision;
+    const found = named.byName.get(name);
+    if (!found) {
+      const known = [...named.byName.keys()];
+      throw new UnknownNameError(
+        kind,
+        name,
+        `no pool server has a ${kind} named ${JSON.stringify(name)}; the pool's ${kind}s are ${known.slice(0, 20).join(', ') || 'none'}${known.length > 20 ? ', ...' : ''}`,
+      );
+    }
+    await this.#usable(found.member, `${kind === 'tool' ? 'tools/call' : 'prompts/get'} ${name}`);
+    return { member: found.member, originalName: found.item.originalName };
+  }
+
+  async #usable(member: PoolMember, what: string): Promise<void> {
+    if (member.state === 'idle') await member.start();
+    if (!DOWN.has(member.state) && member.client) return;
+    const { state, error, nextAttemptAt } = member.status();
+    const next =
+      nextAttemptAt !== undefined ? ` (next attempt in ${Math.max(0, nextAttemptAt - Date.now())} ms)` : '';
+    const why =
+      state === 'disabled'
+        ? 'the server is disabled in its config'
+        : state === 'closed'
+          ? 'the pool is closed'
+          : `the server is ${state.replace('_', ' ')}${next}${error ? `; last error: ${error.message}` : ''}`;
+    throw new ServerUnavailableError(
+      member.name,
+      state,
+      `${what} is unavailable: ${why}`,
+      error ? { cause: error } : undefined,
+    );
+  }
+
+  #resourceOwner(uri: string): PoolMember | undefined {
+    const owners = this.#members.filter((member) => member.items('resources')?.some((r) => r.uri === uri));
+    if (owners.length > 0) return owners[0];
+    return this.#members.find((member) =>
+      member.items('resourceTemplates')?.some((t) => templatePattern(t.uriTemplate).test(uri)),
+    );
+  }
+}
