@@ -1,18 +1,9 @@
 import { ConfigError, type ConfigTransport, type LoadedConfig, loadConfigFile } from '../index.js';
-
-/** The CLI cannot prompt for `${input:id}`: it says what to write instead. */
-export function refuseInput(file: string) {
-  return (request: { id: string; server: string }): never => {
-    throw new ConfigError(
-      'input',
-      `${file}: ${request.server} uses \${input:${request.id}}, and conduit-mcp cannot ask for it; write the value or \${env:NAME} in the file`,
-    );
-  };
-}
+import { configInputs } from './config-input.js';
 
 /** Loads `--config` with the shared loader; unknown keys are reported through `warn`. */
 export function loadCliConfig(file: string, warn: (text: string) => void): LoadedConfig {
-  const config = loadConfigFile(file, { input: refuseInput(file) });
+  const config = loadConfigFile(file, { input: configInputs(file) });
   for (const warning of config.warnings) warn(`conduit-mcp: warning: ${warning}`);
   return config;
 }

@@ -1,6 +1,7 @@
 import { ClientPool, type ServerStatus } from '../index.js';
 import type { CliArguments } from './args.js';
-import { loadCliConfig, refuseInput } from './config.js';
+import { loadCliConfig } from './config.js';
+import { configInputs } from './config-input.js';
 import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
 import { oneLine, table, toolsTable } from './render.js';
@@ -18,7 +19,7 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
   const file = cli.config!;
   loadCliConfig(file, output.err); // the file's own problems and warnings, once, before anything starts
   await using pool = ClientPool.fromConfigFile(file, {
-    input: refuseInput(file),
+    input: configInputs(file),
     client: {
       requestTimeout: cli.timeout ?? 60_000,
       reconnect: { maxReconnects: 0 },

@@ -2,11 +2,11 @@
 // terminal (elicitation on a TTY, roots, sampling refused), complete, --log-level, watch,
 // --trace and shell. TTY-only behaviour runs under a real pseudo-terminal (script -qfec).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildOnce, CLI_SERVER, demo, root, run, start, startInTerminal } from '../helpers/cli.js';
-import { temporaryDirectory } from '../helpers/fixtures.js';
+import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 
 guardProcesses();
@@ -211,3 +211,52 @@ rl.on('line', (line) => {
     setTimeout(() => process.exit(7), 300);
   } else if (m.id !== undefined) send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
 });`;
+
+describe('input variables of a config file (VS Code inputs)', () => {
+  const uses = (id: string) => `\${input:${id}}`;
+  function writeInputsConfig(): string {
+    const file = path.join(temporaryDirectory(), 'mcp.json');
+    const config = {
+      inputs: [
+        { id: 'label', type: 'promptString', description: 'A label' },
+        { id: 'token', type: 'promptString', description: 'The token', password: true },
+        { id: 'flavour', type: 'pickString', description: 'A flavour', options: ['plain', 'spicy'] },
+      ],
+      servers: {
+        asked: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [fixture('named-tools.mjs'), JSON.stringify([uses('label'), uses('flavour')])],
+          env: { TOKEN: uses('token') },
+        },
+      },
+    };
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  }
+
+  test('on a terminal: asked once each, a password not echoed, a pick by number', async () => {
+    const file = writeInputsConfig();
+    const terminal = startInTerminal(['tools', '--config', file, '--server', 'asked']);
+    await terminal.waitFor(/asked: A label: $/);
+    terminal.type('hello\r');
+    await terminal.waitFor(/asked: A flavour \(1=plain, 2=spicy\): $/);
+    terminal.type('2\r');
+    await terminal.waitFor(/asked: The token: $/);
+    terminal.type('sekrit-4711\r');
+    const { code, screen } = await terminal.finished;
+    assert.equal(code, 0, screen);
+    assert.match(screen, /hello/);
+    assert.match(screen, /spicy/);
+    assert.doesNotMatch(screen, /sekrit-4711/, 'the password is not echoed or shown');
+  });
+
+  test('with stdin not a terminal: refused, naming the file, the server and what to write', async () => {
+    const file = writeInputsConfig();
+    const result = await run(['tools', '--config', file, '--server', 'asked']);
+    assert.equal(result.code, 2, result.stderr);
+    assert.ok(result.stderr.includes(file), result.stderr);
+    assert.match(result.stderr, /asked uses \$\{input:\w+\}, and stdin is not a terminal/);
+    assert.match(result.stderr, /write the value/);
+  });
+});
