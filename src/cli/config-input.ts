@@ -32,14 +32,15 @@ async function ask(file: string, request: Parameters<InputResolver>[0]): Promise
     options.length > 0 ? ` (${options.map((option, n) => `${n + 1}=${option}`).join(', ')})` : '';
   const fallback = request.default !== undefined && !request.password ? ` [${request.default}]` : '';
   const question = `${request.server}: ${label}${choices}${fallback}: `;
-  // A password is asked over a muted output, so readline draws nothing of what is typed.
-  if (request.password) process.stderr.write(question);
+  // A password is asked over a muted output, so readline draws nothing of what is typed; the
+  // question shows only once the interface has put the terminal in raw mode (no echo).
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({
     input: process.stdin,
     output: request.password ? muted : process.stderr,
     terminal: true,
   });
+  if (request.password) process.stderr.write(question);
   try {
     const answer = await new Promise<string>((resolve, reject) => {
       rl.once('SIGINT', () =>

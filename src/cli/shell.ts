@@ -103,28 +103,36 @@ export async function runShell(
     historySize: 500,
     prompt: `${output.policy.line(client.serverInfo?.name ?? 'mcp')}> `,
   });
+  // Piped stdin can end (and close the interface) while the read lines still wait to be run: from
+  // then on there is no prompt to show, and Node 24 throws on rl.prompt() after close.
+  let closed = false;
+  rl.once('close', () => {
+    closed = true;
+  });
+  const prompt = () => {
+    if (!closed) rl.prompt();
+  };
   // Ctrl-C at the prompt clears the line; a signal during a command stops the run as usual.
   rl.on('SIGINT', () => {
     rl.write(null, { ctrl: true, name: 'u' });
     process.stdout.write('\n');
-    rl.prompt();
+    prompt();
   });
-  const finished = new Promise<void>((resolve) => rl.once('close', resolve));
   stopper.controller.signal.addEventListener('abort', () => rl.close(), { once: true });
   if (terminal)
     output.err(`conduit-mcp shell: ${toolNames.length} tools; help for commands, exit or Ctrl-D to leave`);
-  rl.prompt();
+  prompt();
   const lines = rl[Symbol.asyncIterator]();
   /** Piped, the shell exits with the first failing command's code, so a script notices. */
   let firstFailure: number = EXIT.ok;
   for (;;) {
-    const next = await stopper.race(
-      Promise.race([lines.next(), finished.then(() => ({ done: true, value: '' }))]),
-    );
+    // The iterator ends by itself when the interface closes (stdin ended, or the run was
+    // stopped), after the lines already read: racing it with 'close' loses piped lines on Node 24.
+    const next = await stopper.race(lines.next());
     if (next.done) break;
     const line = String(next.value).trim();
     if (line === '') {
-      rl.prompt();
+      prompt();
       continue;
     }
     if (terminal) {
@@ -144,7 +152,7 @@ export async function runShell(
       output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
     }
     if (firstFailure === EXIT.ok) firstFailure = code;
-    rl.prompt();
+    prompt();
   }
   rl.close();
   return terminal ? EXIT.ok : firstFailure;
