@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { inspect } from 'node:util';
 import { SpawnError } from '../../src/errors.js';
+import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { StdioOptions } from '../../src/transport/stdio/options.js';
 import { StdioTransport } from '../../src/transport/stdio/stdio-transport.js';
 import type { CloseReason } from '../../src/transport/transport.js';
@@ -57,3 +59,22 @@ export async function failedStart(
   assert.equal(transport.closeReason, closes[0]);
   return { error, reason: closes[0]! };
 }
+
+/** The transport's next message. */
+export function nextMessage(transport: StdioTransport): Promise<JsonRpcMessage> {
+  return once(transport, 'message').then(([message]) => message as JsonRpcMessage);
+}
+
+/** The transport's close reason: at once if it has closed, else when it does. */
+export function closed(transport: StdioTransport): Promise<CloseReason> {
+  if (transport.closeReason) return Promise.resolve(transport.closeReason);
+  return once(transport, 'close').then(([reason]) => reason as CloseReason);
+}
+
+/** A request that echo.mjs answers by writing `text` (base64 on the wire) to its stdout as is. */
+export const raw = (id: number, text: string | Buffer) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  method: 'raw',
+  params: { base64: Buffer.from(text).toString('base64') },
+});

@@ -1,13 +1,12 @@
 // Windows lane (npm run test:windows): framing, limits and exits over Windows pipes.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { test } from 'node:test';
 import { ConnectionClosedError } from '../../src/errors.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import type { StdioOptions } from '../../src/transport/stdio/options.js';
 import { StdioTransport } from '../../src/transport/stdio/stdio-transport.js';
-import type { CloseReason } from '../../src/transport/transport.js';
 import { nodeServer } from '../helpers/fixtures.js';
+import { closed, nextMessage, raw } from '../helpers/transport.js';
 import { guardProcesses, requireWindows } from './processes.js';
 
 requireWindows();
@@ -22,22 +21,6 @@ async function open(name: string, extra: Partial<StdioOptions> = {}) {
   await transport.start();
   return { transport, messages };
 }
-
-function nextMessage(transport: StdioTransport): Promise<JsonRpcMessage> {
-  return once(transport, 'message').then(([message]) => message as JsonRpcMessage);
-}
-
-function closed(transport: StdioTransport): Promise<CloseReason> {
-  if (transport.closeReason) return Promise.resolve(transport.closeReason);
-  return once(transport, 'close').then(([reason]) => reason as CloseReason);
-}
-
-const raw = (id: number, text: string | Buffer) => ({
-  jsonrpc: '2.0' as const,
-  id,
-  method: 'raw',
-  params: { base64: Buffer.from(text).toString('base64') },
-});
 
 test('requests and answers go through in order', async () => {
   const { transport, messages } = await open('echo.mjs');

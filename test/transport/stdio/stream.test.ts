@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { test } from 'node:test';
 import { ConnectionClosedError, UsageError } from '../../../src/errors.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
@@ -7,6 +6,7 @@ import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js'
 import type { CloseReason } from '../../../src/transport/transport.js';
 import { nodeServer } from '../../helpers/fixtures.js';
 import { guardProcesses } from '../../helpers/processes.js';
+import { closed, nextMessage, raw } from '../../helpers/transport.js';
 
 guardProcesses();
 
@@ -22,22 +22,6 @@ async function open(name: string, extra: Parameters<typeof nodeServer>[2] = {}, 
   await transport.start();
   return { transport, messages, closes };
 }
-
-function nextMessage(transport: StdioTransport): Promise<JsonRpcMessage> {
-  return once(transport, 'message').then(([message]) => message as JsonRpcMessage);
-}
-
-function closed(transport: StdioTransport): Promise<CloseReason> {
-  if (transport.closeReason) return Promise.resolve(transport.closeReason);
-  return once(transport, 'close').then(([reason]) => reason as CloseReason);
-}
-
-const raw = (id: number, text: string | Buffer) => ({
-  jsonrpc: '2.0' as const,
-  id,
-  method: 'raw',
-  params: { base64: Buffer.from(text).toString('base64') },
-});
 
 test('requests and answers go through in order', async () => {
   const { transport, messages } = await open('echo.mjs');
