@@ -6,8 +6,9 @@ import { execFile } from 'node:child_process';
 import dc from 'node:diagnostics_channel';
 import path from 'node:path';
 import { test } from 'node:test';
-import { inspect, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { provokeAuthPaths } from '../helpers/auth-secret-scenarios.js';
+import { renderings } from '../helpers/renderings.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const LABELS = 9;
@@ -19,28 +20,6 @@ function leakFinder(credentials: string[]): (text: string) => string | undefined
       : Array.from({ length: value.length - 11 }, (_, i) => value.slice(i, i + 12)),
   );
   return (text) => pieces.find((piece) => text.includes(piece));
-}
-
-function renderings(thing: unknown, depth = 0): string {
-  const parts: string[] = [];
-  const attempt = (render: () => unknown) => {
-    try {
-      parts.push(String(render()));
-    } catch {
-      // some values have no such rendering
-    }
-  };
-  attempt(() => String(thing));
-  attempt(() => JSON.stringify(thing));
-  attempt(() => inspect(thing, { depth: Number.POSITIVE_INFINITY, showHidden: true, getters: true }));
-  if (thing instanceof Error && depth < 5) {
-    parts.push(thing.message, thing.stack ?? '');
-    if (thing.cause !== undefined) parts.push(renderings(thing.cause, depth + 1));
-    for (const key of Object.getOwnPropertyNames(thing)) {
-      attempt(() => renderings((thing as unknown as Record<string, unknown>)[key], depth + 1));
-    }
-  }
-  return parts.join('\n');
 }
 
 test('on every auth path, no credential is in an error, the provider, the store or the auth channel', async (t) => {

@@ -9,9 +9,10 @@ import dc from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { inspect, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
+import { renderings } from '../helpers/renderings.js';
 import { provokeEveryErrorPath } from '../helpers/secret-scenarios.js';
 
 guardProcesses();
@@ -21,29 +22,6 @@ const value = `s3cr3t-${randomBytes(12).toString('hex')}`;
 /** Every 8-character piece of the value: a truncated excerpt leaks too. */
 const pieces = Array.from({ length: value.length - 7 }, (_, i) => value.slice(i, i + 8));
 const leak = (text: string) => pieces.find((piece) => text.includes(piece));
-
-/** Every way a user or a logger could render something. */
-function renderings(thing: unknown, depth = 0): string {
-  const parts: string[] = [];
-  const attempt = (render: () => unknown) => {
-    try {
-      parts.push(String(render()));
-    } catch {
-      // some values have no such rendering (null prototype, cycles)
-    }
-  };
-  attempt(() => String(thing));
-  attempt(() => JSON.stringify(thing));
-  attempt(() => inspect(thing, { depth: Number.POSITIVE_INFINITY, showHidden: true, getters: true }));
-  if (thing instanceof Error && depth < 5) {
-    parts.push(thing.message, thing.stack ?? '');
-    if (thing.cause !== undefined) parts.push(renderings(thing.cause, depth + 1));
-    for (const key of Object.getOwnPropertyNames(thing)) {
-      attempt(() => renderings((thing as unknown as Record<string, unknown>)[key], depth + 1));
-    }
-  }
-  return parts.join('\n');
-}
 
 /** Every channel declared in src/diagnostics.ts, by name (a tracing channel by its five). */
 function declaredChannels(): string[] {
