@@ -22,6 +22,18 @@ export function shortHash(server: string, name: string): string {
   return createHash('sha256').update(`${server}\u0000${name}`).digest('hex').slice(0, HASH_LENGTH);
 }
 
+const tests = new WeakMap<RegExp, RegExp>();
+
+/** The rule's character class without g or y (whose lastIndex would make test() skip), compiled once. */
+function oneCharacter(characters: RegExp): RegExp {
+  let test = tests.get(characters);
+  if (test === undefined) {
+    test = new RegExp(characters.source, characters.flags.replace(/[gy]/g, ''));
+    tests.set(characters, test);
+  }
+  return test;
+}
+
 /**
  * The pool name of a server's tool or prompt: joined, each character outside the rule replaced by
  * `_`, and if still too long, cut and ended with `_` and the hash of server and name, so the
@@ -29,7 +41,7 @@ export function shortHash(server: string, name: string): string {
  */
 export function poolName(server: string, name: string, rule: NameRule): string {
   const joined = rule.join(server, name);
-  const test = new RegExp(rule.characters.source, rule.characters.flags.replace(/[gy]/g, ''));
+  const test = oneCharacter(rule.characters);
   let safe = '';
   for (const character of joined) safe += test.test(character) ? character : '_';
   if (safe.length === 0) safe = `_${shortHash(server, name)}`;

@@ -10,7 +10,14 @@ import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
 import { Limiter } from './limit.js';
-import { type ListKind, PoolMember, type ServerState, type ServerStatus } from './member.js';
+import {
+  type ListKind,
+  PoolMember,
+  RELAYED,
+  type RelayedEvent,
+  type ServerState,
+  type ServerStatus,
+} from './member.js';
 import {
   type Named,
   nameItems,
@@ -114,7 +121,13 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
         });
       }
     };
-    const common = { limiter, emit };
+    const relayed = new Set<RelayedEvent>();
+    (this as EventEmitter).on('newListener', (event: string | symbol) => {
+      if (typeof event !== 'string' || !(event in RELAYED) || relayed.has(event as RelayedEvent)) return;
+      relayed.add(event as RelayedEvent);
+      for (const member of this.#members) member.relay(event as RelayedEvent);
+    });
+    const common = { limiter, emit, relayed };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const url =
@@ -125,7 +138,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
         new PoolMember({
           ...common,
           name,
-          prepare: async () => server.client,
+          prepare: undefined,
           options: server.client,
           error: undefined,
           disabled: server.disabled,

@@ -185,6 +185,25 @@ test('lazy servers start on first use; change notifications refresh the merged l
   assert.equal((await pool.listTools()).tools.length, tools.length);
 });
 
+test('log messages and notifications are relayed with the server name, also to listeners added after connect()', async () => {
+  await using pool = new ClientPool({
+    servers: {
+      quiet: { transport: named(['echo']) },
+      chatty: { transport: fixtureTransport('cli-server.mjs') },
+    },
+  });
+  await pool.connect();
+  const logs: string[] = [];
+  const notifications: string[] = [];
+  pool.on('log', (event) => logs.push(`${event.server} ${event.level}`));
+  pool.on('notification', (event) => notifications.push(`${event.server} ${event.notification.method}`));
+  await pool.callTool({ name: 'chatty__log' });
+  await waitFor(() => logs.length >= 4, 'four log messages');
+  assert.deepEqual(logs.slice(0, 4), ['chatty debug', 'chatty info', 'chatty warning', 'chatty error']);
+  assert.ok(notifications.includes('chatty notifications/message'));
+  assert.ok(!notifications.some((text) => text.startsWith('quiet')));
+});
+
 test('100 servers from one pool: all ready, then close() and every process is gone', async () => {
   const servers = Object.fromEntries(
     Array.from({ length: 100 }, (_, i) => [`s${i}`, { transport: named(['echo']) }]),
