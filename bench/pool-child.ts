@@ -113,7 +113,7 @@ async function startPool(count: number, concurrency: number | undefined): Promis
   const servers = Object.fromEntries(
     Array.from({ length: count }, (_, i) => [
       `s${i}`,
-      { ...(process.env.XPROTO ? { protocol: process.env.XPROTO as 'legacy' } : {}), transport: { type: 'stdio' as const, command: COMMAND, args: ARGS, stderr: 'discard' as const } },
+      { transport: { type: 'stdio' as const, command: COMMAND, args: ARGS, stderr: 'discard' as const } },
     ]),
   );
   const pool = new ClientPool({ servers, ...(concurrency === undefined ? {} : { concurrency }) });

@@ -113,3 +113,10 @@ export function buildRow(result: ScenarioResult, spec: RowSpec, results: readonl
   const { target, met } = spec.check(partial, results);
   return { ...partial, target, verdict: verdictOf(met) };
 }
+
+/**
+ * ClientPool (issues 21 and 23): 100 servers all ready within 1.05x the raw floor (the same processes
+ * spawned with no library), and the client heap per server at most the best official client's
+ * (@modelcontextprotocol/client 2.x: 15.7 KiB in the run of 2026-12-01).
+ */
+export const POOL_TARGETS = { readyVsRaw: 1.05, heapKiBPerServer: 15.7 } as const;

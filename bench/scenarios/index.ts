@@ -7,6 +7,7 @@ import { connect } from './connect.js';
 import { floodScenario } from './flood.js';
 import { framing } from './framing.js';
 import { many } from './many.js';
+import { pool } from './pool.js';
 import { legacyThroughput, modernThroughput } from './throughput.js';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -16,5 +17,6 @@ export const SCENARIOS: readonly Scenario[] = [
   close,
   floodScenario,
   many,
+  pool,
   framing,
 ];
