@@ -17,7 +17,8 @@ const owners = new WeakMap<Client, PoolMember>();
  * - `starting`: its first connection is under way (within `startTimeout`);
  * - `ready`: connected;
  * - `reconnecting`: it was ready, lost the connection, and is being restarted;
- * - `needs_auth`: an HTTP server waiting for the user's OAuth consent (an `AuthError`);
+ * - `needs_auth`: an HTTP server waiting for the user's OAuth consent (`onAuthorizationUrl` was
+ *   called), or whose authorization failed with an `AuthError` (not retried);
  * - `failed`: it never became ready (or its client gave up); `error` says why and
  *   `nextAttemptAt` when its reconnect policy tries again, if it does;
  * - `disabled`: `"disabled": true` in the config, never started;
@@ -218,7 +219,7 @@ export class PoolMember {
   }
 
   #create(options: ClientOptions): Client {
-    const client = new Client(options);
+    const client = new Client(this.#withConsentWatch(options));
     this.#client = client;
     owners.set(client, this);
     // One function per event shared by every member (it finds its member through the Client), not
@@ -237,6 +238,42 @@ export class PoolMember {
    */
   relay(event: RelayedEvent): void {
     this.#client?.on(event as 'log', PoolMember.#listeners[event] as () => void);
+  }
+
+  /**
+   * An HTTP server with OAuth whose consent the host asks for through `onAuthorizationUrl`: the
+   * pool wraps that callback, so the server is `needs_auth` from the call until the user's answer
+   * (the URL the callback returns, or the redirect the loopback listener catches: the next ready or
+   * failure), and `connect()` no longer waits for it.
+   */
+  #withConsentWatch(options: ClientOptions): ClientOptions {
+    const transport = options.transport as { type?: unknown; auth?: unknown };
+    const auth = transport.auth as { onAuthorizationUrl?: unknown } | undefined;
+    if (transport.type !== 'http' || typeof auth?.onAuthorizationUrl !== 'function') return options;
+    const ask = auth.onAuthorizationUrl as (url: URL) => Promise<string | URL | undefined>;
+    const onAuthorizationUrl = async (url: URL) => {
+      this.#consentPending(url);
+      const back = await ask(url);
+      // A URL back is the user's answer; nothing back means the loopback listener waits for it.
+      if (back !== undefined) this.#consentGiven();
+      return back;
+    };
+    return {
+      ...options,
+      transport: { ...transport, auth: { ...auth, onAuthorizationUrl } },
+    } as ClientOptions;
+  }
+
+  #consentPending(url: URL): void {
+    if (this.#closing) return;
+    this.#state = 'needs_auth';
+    this.#settleStart?.();
+    this.#emit('serverNeedsAuth', { server: this.name, url });
+  }
+
+  #consentGiven(): void {
+    if (this.#closing || this.#state !== 'needs_auth') return;
+    this.#state = this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
   }
 
   static readonly #listeners = {
@@ -321,7 +358,7 @@ export class PoolMember {
     if (this.#closing) return;
     this.#error = error;
     this.#state = downState(error);
-    if (this.#state !== 'needs_auth' && this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
+    if (this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
     this.#settleStart?.();
     this.#setup.emit('serverError', {
       server: this.name,
@@ -412,7 +449,11 @@ export class PoolMember {
   }
 }
 
-/** needs_auth for an authorization error (OAuth, once HTTP lands), failed for anything else. */
+/**
+ * needs_auth for an AuthError (authorization required and not obtained: no onAuthorizationUrl to
+ * ask the user, no answer in time, refused, a server that never accepts the token), failed for
+ * anything else. The supervisor never retries an AuthError: asking again needs the host.
+ */
 function downState(error: Error): ServerState {
   return isConduitError(error) && error.code === 'CONDUIT_AUTH' ? 'needs_auth' : 'failed';
 }

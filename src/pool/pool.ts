@@ -43,6 +43,8 @@ export interface ClientPoolEvents {
     event: { server: string; error: Error; state: ServerState; nextAttemptAt: number | undefined },
   ];
   serverClosed: [event: { server: string; reason: CloseReason | undefined }];
+  /** An HTTP server waits for the user's OAuth consent at `url` (its `onAuthorizationUrl` was called). */
+  serverNeedsAuth: [event: { server: string; url: URL }];
   ready: [event: WithServer<ReadyEvent>];
   disconnected: [event: { server: string; reason: CloseReason }];
   reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
@@ -348,11 +350,20 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       throw new UnknownNameError(
         kind,
         name,
-        `no pool server has a ${kind} named ${JSON.stringify(name)}; the pool's ${kind}s are ${known.slice(0, 20).join(', ') || 'none'}${known.length > 20 ? ', ...' : ''}`,
+        `no pool server has a ${kind} named ${JSON.stringify(name)}; the pool's ${kind}s are ${known.slice(0, 20).join(', ') || 'none'}${known.length > 20 ? ', ...' : ''}${this.#unknownLists(kind)}`,
       );
     }
     await this.#usable(found.member, `${kind === 'tool' ? 'tools/call' : 'prompts/get'} ${name}`);
     return { member: found.member, originalName: found.item.originalName };
+  }
+
+  /** The servers down without a known list, whose names cannot be routed yet (and why). */
+  #unknownLists(kind: 'tool' | 'prompt'): string {
+    const list = kind === 'tool' ? 'tools' : 'prompts';
+    const down = this.#members.filter((m) => DOWN.has(m.state) && m.items(list) === undefined);
+    if (down.length === 0) return '';
+    const why = (m: PoolMember) => `${m.name} (${m.state}${m.error ? `: ${m.error.message}` : ''})`;
+    return `; not known yet from the servers that are down: ${down.map(why).join(', ')}`;
   }
 
   async #usable(member: PoolMember, what: string): Promise<void> {
