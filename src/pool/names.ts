@@ -22,16 +22,23 @@ export function shortHash(server: string, name: string): string {
   return createHash('sha256').update(`${server}\u0000${name}`).digest('hex').slice(0, HASH_LENGTH);
 }
 
-const tests = new WeakMap<RegExp, RegExp>();
+const tests = new WeakMap<RegExp, { one: RegExp; all: RegExp }>();
 
-/** The rule's character class without g or y (whose lastIndex would make test() skip), compiled once. */
-function oneCharacter(characters: RegExp): RegExp {
-  let test = tests.get(characters);
-  if (test === undefined) {
-    test = new RegExp(characters.source, characters.flags.replace(/[gy]/g, ''));
-    tests.set(characters, test);
+/**
+ * The rule's character class as a test of one character and of a whole name, without g or y (whose
+ * lastIndex would make test() skip), compiled once per rule.
+ */
+function characterTests(characters: RegExp): { one: RegExp; all: RegExp } {
+  let found = tests.get(characters);
+  if (found === undefined) {
+    const flags = characters.flags.replace(/[gy]/g, '');
+    found = {
+      one: new RegExp(characters.source, flags),
+      all: new RegExp(`^(?:${characters.source})*$`, flags),
+    };
+    tests.set(characters, found);
   }
-  return test;
+  return found;
 }
 
 /**
@@ -41,9 +48,11 @@ function oneCharacter(characters: RegExp): RegExp {
  */
 export function poolName(server: string, name: string, rule: NameRule): string {
   const joined = rule.join(server, name);
-  const test = oneCharacter(rule.characters);
+  const test = characterTests(rule.characters);
+  // Most names need no change: one test of the whole name instead of one per character.
+  if (joined.length > 0 && joined.length <= rule.maxLength && test.all.test(joined)) return joined;
   let safe = '';
-  for (const character of joined) safe += test.test(character) ? character : '_';
+  for (const character of joined) safe += test.one.test(character) ? character : '_';
   if (safe.length === 0) safe = `_${shortHash(server, name)}`;
   if (safe.length <= rule.maxLength) return safe;
   const head = safe.slice(0, Math.max(0, rule.maxLength - HASH_LENGTH - 1));

@@ -5,7 +5,7 @@ import type { ClientOptions } from '../client/options.js';
 import type { ReadyEvent } from '../client/supervisor.js';
 import type { ConfigTransport } from '../config/entry.js';
 import { type LoadConfigOptions, loadConfigFile } from '../config/load.js';
-import { ServerUnavailableError, UnknownNameError } from '../errors.js';
+import { NameCollisionError, ServerUnavailableError, UnknownNameError } from '../errors.js';
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
@@ -19,6 +19,7 @@ import {
   type ServerStatus,
 } from './member.js';
 import {
+  findNamed,
   type Named,
   nameItems,
   type PoolPrompt,
@@ -336,17 +337,24 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
   }
 
   async #route(kind: 'tool' | 'prompt', name: string): Promise<{ member: PoolMember; originalName: string }> {
-    const lookup = () => (kind === 'tool' ? this.#tools() : this.#prompts());
-    let named = lookup();
-    if (!named.byName.has(name) && !named.collided.has(name)) {
-      await this.#gather(kind === 'tool' ? 'tools' : 'prompts');
-      named = lookup();
+    const list = kind === 'tool' ? 'tools' : 'prompts';
+    const lookup = () =>
+      findNamed(
+        this.#members,
+        (m) => m.items(list),
+        this.#options.names,
+        this.#options.dropUnavailable,
+        kind,
+        name,
+      );
+    let found = lookup();
+    if (found === undefined) {
+      await this.#gather(list);
+      found = lookup();
     }
-    const collision = named.collided.get(name);
-    if (collision) throw collision;
-    const found = named.byName.get(name);
+    if (found instanceof NameCollisionError) throw found;
     if (!found) {
-      const known = [...named.byName.keys()];
+      const known = (kind === 'tool' ? this.#tools() : this.#prompts()).list.map((item) => item.name);
       throw new UnknownNameError(
         kind,
         name,
@@ -354,7 +362,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       );
     }
     await this.#usable(found.member, `${kind === 'tool' ? 'tools/call' : 'prompts/get'} ${name}`);
-    return { member: found.member, originalName: found.item.originalName };
+    return found;
   }
 
   /** The servers down without a known list, whose names cannot be routed yet (and why). */
