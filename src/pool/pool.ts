@@ -31,9 +31,11 @@ import {
 } from './namespace.js';
 import {
   type ClientPoolOptions,
+  defaultStartTimeout,
   type ResolvedPoolOptions,
   resolvePoolOptions,
   splitServerOptions,
+  timerOption,
 } from './options.js';
 
 type WithServer<T> = { server: string } & T;
@@ -164,7 +166,10 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
           error: entry.error,
           disabled: entry.disabled,
           lazy: this.#options.lazy,
-          startTimeout: this.#options.startTimeout,
+          startTimeout: timerOption(
+            defaultStartTimeout(this.#options, fromFile!.client.connectTimeout),
+            'client.connectTimeout',
+          ),
           url: known?.type === 'http' ? known.url : undefined,
         }),
       );

@@ -11,9 +11,10 @@ import {
   ServerUnavailableError,
   StartTimeoutError,
 } from '../../src/index.js';
+import { resolvePoolOptions, splitServerOptions } from '../../src/pool/options.js';
 import { guardProcesses, isRunning } from '../helpers/processes.js';
 import { textOf, waitFor } from '../helpers/wait.js';
-import { fixtureTransport, MODEL_SAFE } from './helpers.js';
+import { fixtureTransport, MODEL_SAFE, node } from './helpers.js';
 
 guardProcesses();
 
@@ -38,6 +39,17 @@ test('a server that hangs at start fails at its startTimeout; connect() does not
   assert.ok(hung.error instanceof StartTimeoutError);
   assert.match(hung.error.message, /^hung: not ready within 1500 ms \(startTimeout\)/);
   assert.match(textOf(await pool.callTool({ name: 'quick__echo' })), /^echo /);
+});
+
+test("startTimeout's default: the pool's, else the server's connectTimeout (a slow first start may need more than 60 s), else 60000", () => {
+  const transport = { type: 'stdio', command: node } as const;
+  const split = (server: object, pool: object = {}) =>
+    splitServerOptions('s', { transport, ...server }, resolvePoolOptions({ servers: {}, ...pool }))
+      .startTimeout;
+  assert.equal(split({}), 60_000);
+  assert.equal(split({ connectTimeout: 120_000 }), 120_000);
+  assert.equal(split({ connectTimeout: 120_000 }, { startTimeout: 5000 }), 5000);
+  assert.equal(split({ connectTimeout: 120_000, startTimeout: 7000 }, { startTimeout: 5000 }), 7000);
 });
 
 test('a server that crashes later: reconnecting with the next attempt time, its tools listed as unavailable, calls fail at once', async () => {
