@@ -12,11 +12,9 @@
 // Both: a warm-up of 4 servers first; then, after GC, (V8 heap + external) growth per server with
 // all up, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
 import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
-import v8 from 'node:v8';
 import { minimalEnvironment, serverArgs } from './clients/types.js';
 import { killStrayServers, waitGone } from './core/processes.js';
-import { collectGarbage } from './core/stats.js';
+import { heapKiB, settleHeap } from './core/stats.js';
 
 export interface PoolSample {
   readonly mode: 'raw' | 'pool';
@@ -128,18 +126,6 @@ async function startPool(count: number, concurrency: number | undefined): Promis
   };
 }
 
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    collectGarbage?.();
-    await sleep(200);
-  }
-}
-
-function heapKiB(): number {
-  const { used_heap_size, external_memory } = v8.getHeapStatistics();
-  return (used_heap_size + external_memory) / 1024;
-}
-
 async function stop(started: Started): Promise<number> {
   const since = performance.now();
   await started.close();
@@ -156,14 +142,14 @@ const start = (n: number, limit: number | undefined) =>
 const asked = concurrencyText === undefined ? undefined : Number(concurrencyText);
 
 await stop(await start(4, asked));
-await settle();
+await settleHeap();
 const heapBefore = heapKiB();
 const cpuBefore = process.cpuUsage();
 const since = performance.now();
 const started = await start(count, asked);
 const readyMs = performance.now() - since;
 const cpu = process.cpuUsage(cpuBefore);
-await settle();
+await settleHeap();
 const heapKiBPerServer = (heapKiB() - heapBefore) / count;
 const closeMs = await stop(started);
 const { availableParallelism } = await import('node:os');
