@@ -11,6 +11,7 @@ export type { ReconnectPolicy } from './client/backoff.js';
 export { Client, type ClientEvents } from './client/client.js';
 export type { Progress, RequestOptions } from './client/connection.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
+export type { Root } from './client/roots.js';
 export type { ClientState, ReadyEvent, ReconnectingEvent } from './client/supervisor.js';
 export type { ClientWarning } from './client/warnings.js';
 export type { CloseReason, CloseReasonType } from './close-reason/close-reason.js';

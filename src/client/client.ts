@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { channels, debug, requestTraced } from '../diagnostics.js';
-import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
+import { CapabilityError, ClientClosedError, ProtocolError, UsageError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
 import type {
@@ -28,8 +28,9 @@ import {
   resolveClientOptions,
 } from './options.js';
 import { OutputSchemas } from './output-schemas.js';
-import { collectPages } from './pagination.js';
+import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
+import { normalizeRoots, type Root } from './roots.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
 import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
 import type { ClientWarning } from './warnings.js';
@@ -80,6 +81,7 @@ export class Client extends SafeEmitter<ClientEvents> {
   readonly #cache: ResultCache | undefined;
   readonly #subscriptions: Subscriptions;
   readonly #outputSchemas: OutputSchemas;
+  #roots: readonly Root[] | undefined;
 
   constructor(options: ClientOptions) {
     super();
@@ -99,11 +101,19 @@ export class Client extends SafeEmitter<ClientEvents> {
         this.#subscriptions.setListWanted(event, false);
       }
     });
+    this.#roots = this.#options.roots;
+    const handlers =
+      this.#roots === undefined
+        ? this.#options.handlers
+        : { ...this.#options.handlers, roots: async () => ({ roots: this.#roots }) };
     const context: SessionContext = {
       name: this.name,
       clientInfo: this.#options.clientInfo,
-      handlers: this.#options.handlers,
-      capabilities: capabilitiesFor(this.#options.handlers, this.#options),
+      handlers,
+      capabilities: capabilitiesFor(handlers, {
+        ...this.#options,
+        rootsListChanged: this.#roots !== undefined,
+      }),
       elicitationModes: this.#options.elicitationModes,
       samplingTools: this.#options.samplingTools,
       validateSchema: this.#options.validateSchema,
@@ -119,6 +129,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       requestTimeout: this.#options.requestTimeout,
       connectTimeout: this.#options.connectTimeout,
       reconnect: this.#options.reconnect,
+      pingInterval: this.#options.pingInterval,
       context,
     });
     const supervisor = this.#supervisor;
@@ -253,6 +264,39 @@ export class Client extends SafeEmitter<ClientEvents> {
     if (this.era === 'legacy') await this.request('logging/setLevel', { level }, options);
   }
 
+  /** The roots offered to the server (the `roots` option, as last set by `setRoots`). */
+  get roots(): readonly Root[] | undefined {
+    return this.#roots;
+  }
+
+  /**
+   * Replaces the roots (`file://` URIs, checked and normalised as at construction; UsageError
+   * otherwise). Legacy: sends `notifications/roots/list_changed` while connected; a server asks
+   * `roots/list` again after every (re)connect anyway. Needs the `roots` option (which declares
+   * `roots.listChanged`).
+   */
+  setRoots(roots: readonly Root[]): void {
+    if (this.#roots === undefined) {
+      throw new UsageError(
+        `${this.name}: setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)`,
+      );
+    }
+    const normalized = normalizeRoots(roots);
+    if (!Array.isArray(normalized)) {
+      const where = normalized.index === undefined ? '' : ` (roots[${normalized.index}])`;
+      throw new UsageError(`${this.name}: setRoots: ${normalized.problem}${where}`);
+    }
+    this.#roots = normalized;
+    const session = this.#supervisor.session;
+    if (session?.era !== 'legacy') return;
+    try {
+      session.notify('notifications/roots/list_changed');
+    } catch (error) {
+      // Lost meanwhile: the next connection's server asks roots/list afresh.
+      debug('%s: notifications/roots/list_changed not sent: %s', this.name, (error as Error).message);
+    }
+  }
+
   /** Every tool (all pages merged), or one page when `cursor` is given. */
   listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<ListToolsResult> {
     return this.#list('tools/list', 'tools', params, options) as Promise<ListToolsResult>;
@@ -339,16 +383,51 @@ export class Client extends SafeEmitter<ClientEvents> {
     return result;
   }
 
-  #pages(method: string, key: string, params: { cursor?: string } | undefined, options?: RequestOptions) {
-    if (params?.cursor !== undefined) return this.request(method, params, options);
-    return collectPages(
-      (cursor) =>
-        this.request(method, cursor === undefined ? {} : { cursor }, options) as Promise<
-          Record<string, unknown>
-        >,
-      key,
-      this.name,
-    );
+  /**
+   * One page (a `cursor` given) or every page merged. A cursor the server refuses (-32602) or
+   * repeats drops every cached page of that list: a merged walk then starts over once from the
+   * first page, a single page rejects (start again without a cursor).
+   */
+  async #pages(
+    method: string,
+    key: string,
+    params: { cursor?: string } | undefined,
+    options?: RequestOptions,
+  ): Promise<unknown> {
+    if (params?.cursor !== undefined) {
+      try {
+        return await this.request(method, params, options);
+      } catch (error) {
+        if (isBadCursorError(error)) this.#cache?.invalidate(method);
+        throw error;
+      }
+    }
+    let cursorFailed = false;
+    const walk = () =>
+      collectPages(
+        (cursor) =>
+          this.request(method, cursor === undefined ? {} : { cursor }, options).catch((error: unknown) => {
+            if (cursor !== undefined && isBadCursorError(error)) cursorFailed = true;
+            throw error;
+          }) as Promise<Record<string, unknown>>,
+        key,
+        this.name,
+      );
+    try {
+      return await walk();
+    } catch (error) {
+      // A ProtocolError of the walk: a repeated or non-string cursor, or a list that never ends.
+      if (!cursorFailed && !(error instanceof ProtocolError)) throw error;
+      this.#cache?.invalidate(method);
+      if (!cursorFailed) throw error;
+      debug(
+        '%s: a %s cursor was refused (%s); listing again from the first page',
+        this.name,
+        method,
+        (error as Error).message,
+      );
+      return walk();
+    }
   }
 
   readonly #warn = (warning: ClientWarning): void => {
@@ -373,7 +452,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     }
     const onListenStreams = this.#lastSession?.changeNotifications === 'listen';
     if (onListenStreams && method === 'notifications/cancelled' && params?.requestId !== undefined) {
-      this.#subscriptions.serverCancelled(params.requestId as string);
+      this.#subscriptions.serverCancelled(
+        params.requestId as string,
+        typeof params.reason === 'string' ? params.reason : undefined,
+      );
       return;
     }
     // Where change notifications come on listen streams, they count only on one of ours.

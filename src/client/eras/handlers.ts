@@ -1,6 +1,7 @@
 import { McpError, ProtocolError, UsageError } from '../../errors.js';
 import { INVALID_PARAMS } from '../../jsonrpc/error-codes.js';
 import { INPUT_METHODS, type InputMethod } from '../../protocol/types.js';
+import { normalizeRoots } from '../roots.js';
 import { answerElicitation } from './elicitation.js';
 import type { SessionContext } from './session.js';
 
@@ -60,7 +61,19 @@ export async function runInputHandler(
     }
     return checkSamplingResult(await call(request));
   }
-  return call(request);
+  return checkRootsResult(await call(request));
+}
+
+/** A ListRootsResult whose every root is a file:// URI, sent normalised; anything else is refused. */
+function checkRootsResult(result: unknown): unknown {
+  const roots = normalizeRoots((result as { roots?: unknown } | null)?.roots);
+  if (!Array.isArray(roots)) {
+    const where = roots.index === undefined ? '' : ` (roots[${roots.index}])`;
+    throw new UsageError(
+      `handlers.roots must resolve with { roots: [{ uri: 'file:///...' }] }: ${roots.problem}${where}`,
+    );
+  }
+  return { ...(result as object), roots };
 }
 
 /** A CreateMessageResult needs a role, content and model; anything else is the handler's bug. */
