@@ -13,6 +13,7 @@ export type { Progress, RequestOptions } from './client/connection.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
 export type { Root } from './client/roots.js';
 export type { ClientState, ReadyEvent, ReconnectingEvent } from './client/supervisor.js';
+export type { ListTasksResult, Task, TaskStatus, TaskSupport } from './client/tasks.js';
 export type { ClientWarning } from './client/warnings.js';
 export type { CloseReason, CloseReasonType } from './close-reason/close-reason.js';
 export type { ConfigTransport } from './config/entry.js';
