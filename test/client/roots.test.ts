@@ -112,6 +112,14 @@ describe('item 53: setRoots and roots/list_changed', () => {
     assert.deepEqual(client.roots, [{ uri: 'file:///srv/b' }]);
   });
 
+  test('without roots or handlers.roots, roots/list is answered -32601 and no roots capability is declared', async () => {
+    const { spec, servers } = memoryServers({ era: 'legacy' });
+    await using client = new Client({ name: 'r', transport: spec });
+    await client.connect();
+    assert.deepEqual(servers[0]!.requests('initialize')[0]!.params!.capabilities, {});
+    assert.equal((await askRoots(servers[0]!, 1)).error?.code, -32601);
+  });
+
   test('setRoots needs the roots option; before connect it only changes the list', async () => {
     const { spec, servers } = memoryServers({ era: 'legacy' });
     await using plain = new Client({ name: 'r', transport: spec });
