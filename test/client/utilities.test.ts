@@ -183,7 +183,9 @@ describe('items 70 and 71: cancellations', () => {
 
 describe('item 75: an overall cap', () => {
   test('resetTimeoutOnProgress without maxTotalTimeout is capped at DEFAULT_TOTAL_TIMEOUT_FACTOR × timeout', async () => {
-    const timeout = 30;
+    // Generous against a loaded machine: a progress gap longer than `timeout` would end the
+    // request by its own timeout instead of the overall cap this test is about.
+    const timeout = 250;
     const { spec, servers } = memoryServers({
       era: 'legacy',
       handlers: {
@@ -193,8 +195,8 @@ describe('item 75: an overall cap', () => {
           const timer = setInterval(() => {
             if (server.peer.closed) return clearInterval(timer);
             server.notify('notifications/progress', { progressToken: token, progress: ++progress });
-          }, 5);
-          setTimeout(() => clearInterval(timer), 5_000);
+          }, 10);
+          setTimeout(() => clearInterval(timer), 10_000);
           return undefined;
         },
       },
