@@ -247,13 +247,14 @@ export class PoolMember {
    * failure), and `connect()` no longer waits for it.
    */
   #withConsentWatch(options: ClientOptions): ClientOptions {
-    const transport = options.transport as { type?: unknown; auth?: unknown };
-    const auth = transport.auth as { onAuthorizationUrl?: unknown } | undefined;
-    if (transport.type !== 'http' || typeof auth?.onAuthorizationUrl !== 'function') return options;
-    const ask = auth.onAuthorizationUrl as (url: URL) => Promise<string | URL | undefined>;
+    // Unchecked here: the Client validates the options and names any problem.
+    const transport = options.transport as { type?: unknown; auth?: unknown } | undefined;
+    const auth = transport?.auth as { onAuthorizationUrl?: unknown } | undefined;
+    if (transport?.type !== 'http' || typeof auth?.onAuthorizationUrl !== 'function') return options;
+    const ask = auth.onAuthorizationUrl as (this: unknown, url: URL) => Promise<string | URL | undefined>;
     const onAuthorizationUrl = async (url: URL) => {
       this.#consentPending(url);
-      const back = await ask(url);
+      const back = await ask.call(auth, url);
       // A URL back is the user's answer; nothing back means the loopback listener waits for it.
       if (back !== undefined) this.#consentGiven();
       return back;
