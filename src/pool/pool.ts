@@ -135,10 +135,8 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     const common = { limiter, emit, relayed };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
-      const url =
-        (server.client.transport as { type?: string; url?: string }).type === 'http'
-          ? (server.client.transport as { url?: string }).url
-          : undefined;
+      const transport = server.client.transport as { type?: string; url?: string } | undefined;
+      const url = transport?.type === 'http' ? transport.url : undefined;
       this.#add(
         new PoolMember({
           ...common,

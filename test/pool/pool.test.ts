@@ -52,6 +52,18 @@ test("startTimeout's default: the pool's, else the server's connectTimeout (a sl
   assert.equal(split({ connectTimeout: 120_000, startTimeout: 7000 }, { startTimeout: 5000 }), 7000);
 });
 
+test('a server whose options the Client refuses (no transport) is failed with the ConfigError; the others run', async () => {
+  await using pool = new ClientPool({
+    servers: { broken: {} as never, fine: { transport: named(['echo']) } },
+  });
+  await pool.connect();
+  const broken = stateOf(pool, 'broken');
+  assert.equal(broken.state, 'failed');
+  assert.ok(broken.error instanceof ConfigError);
+  assert.match(broken.error.message, /transport must be an object/);
+  assert.equal(stateOf(pool, 'fine').state, 'ready');
+});
+
 test('a server that crashes later: reconnecting with the next attempt time, its tools listed as unavailable, calls fail at once', async () => {
   const events: string[] = [];
   await using pool = new ClientPool({
