@@ -66,6 +66,24 @@ function verboseLogging(client: Client, output: Output): void {
       'conduit-mcp:transport:signal',
       (m) => output.err(`${stamp()} sent ${(m as { signal: string }).signal} to the server's process group`),
     ],
+    [
+      'conduit-mcp:client:era',
+      (m) => output.err(`${stamp()} era: ${output.policy.line((m as { detail: string }).detail)}`),
+    ],
+    [
+      // The URL is origin and path only (no query), and no header is in the payload.
+      'conduit-mcp:transport:http',
+      (m) => {
+        const { method, url, mcpMethod, status } = m as {
+          method: string;
+          url: string;
+          mcpMethod?: string;
+          status: number;
+        };
+        const what = mcpMethod ? ` (${output.policy.line(mcpMethod)})` : '';
+        output.err(`${stamp()} ${method} ${output.policy.line(url)}${what}: HTTP ${status}`);
+      },
+    ],
   ];
   for (const [name, listener] of subscriptions) dc.subscribe(name, listener);
   client.on('ready', (event) =>
@@ -98,6 +116,10 @@ function progressLine(output: Output): (progress: Progress) => void {
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
 export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
   if (usesPool(cli)) return runPoolCommand(cli, output);
+  if (cli.command === 'logout') {
+    const { logout } = await import('./logout.js');
+    return logout(cli, output);
+  }
   // Read before the server starts: a bad --args is a usage error that starts nothing.
   const baseArguments =
     cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
@@ -247,7 +269,8 @@ async function dispatch(
       return runShell(client, cli, output, stopper);
     }
     case 'servers':
-      throw new Error('servers runs as a pool command (usesPool)');
+    case 'logout':
+      throw new Error(`${cli.command} runs before any server starts (runCommand)`);
   }
 }
 

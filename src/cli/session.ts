@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import {
   Client,
   type ClientHandlers,
+  type ClientOptions,
+  ConfigError,
   type LogLevel,
   type RequestOptions,
   UnsupportedProtocolVersionError,
@@ -27,6 +29,9 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
   return async () => ({ roots: entries });
 }
 
+/** Clients of HTTP servers, for messages that differ by kind. */
+const httpClients = new WeakSet<Client>();
+
 /** The client for the command line's server. It starts nothing. */
 export async function clientFor(
   cli: CliArguments,
@@ -35,9 +40,10 @@ export async function clientFor(
 ): Promise<Client> {
   const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
-  const client = new Client({
-    name: cli.server ?? 'server',
-    transport: await transportFromArguments(cli, (text) => output.err(output.policy.line(text))),
+  const transport = await transportFromArguments(cli, (text) => output.err(output.policy.line(text)));
+  const client = newClient(cli, {
+    name: cli.server ?? (cli.url !== undefined ? new URL(cli.url).host : 'server'),
+    transport,
     protocol: cli.protocol,
     requestTimeout: cli.timeout,
     ...(cli.probeTimeout !== undefined ? { probeTimeout: cli.probeTimeout } : {}),
@@ -45,6 +51,7 @@ export async function clientFor(
     reconnect: { maxReconnects: 0 },
     handlers,
   });
+  if ((transport as { type: string }).type === 'http') httpClients.add(client);
   if (cli.logLevel !== undefined) {
     client.on('log', (message) => {
       const data = typeof message.data === 'string' ? message.data : JSON.stringify(message.data);
@@ -53,6 +60,24 @@ export async function clientFor(
     });
   }
   return client;
+}
+
+/**
+ * The Client, with the library's option names in its ConfigErrors put in the command's words
+ * for a server given on the command line (a config entry's errors name the file already).
+ */
+function newClient(cli: CliArguments, options: ClientOptions): Client {
+  try {
+    return new Client(options);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || cli.config !== undefined) throw error;
+    const message = error.message
+      .replace(/^transport\.url\b/, `the URL ${cli.url}`)
+      .replace(/set allowInsecure: true/, 'pass --allow-insecure')
+      .replace(/^transport\.headers\.([^\s:]+)(:?)/, '--header $1$2')
+      .replace(/ from transport\.headers$/, '');
+    throw new ConfigError(error.key, message, { cause: error });
+  }
 }
 
 /**
@@ -67,8 +92,8 @@ export async function connectWithin(client: Client, cli: CliArguments, stopper: 
       () =>
         reject(
           new CliTimeout(
-            `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server ` +
-              'on stdio, or it needs longer to start (raise --connect-timeout)',
+            `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server` +
+              `${httpClients.has(client) ? ' at that URL' : ' on stdio'}, or it needs longer to start (raise --connect-timeout)`,
           ),
         ),
       cli.connectTimeout,
