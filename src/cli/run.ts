@@ -10,6 +10,7 @@ import {
   type Tool,
 } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
+import { elicitationHandler, FormTerminal } from './elicit.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
@@ -123,20 +124,12 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
   // Read before the server starts: a bad --args is a usage error that starts nothing.
   const baseArguments =
     cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
+  // The shell's readline owns the terminal's input: a form borrows it while a command runs.
+  const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
   const client = await clientFor(
     cli,
     output,
-    cli.command === 'shell'
-      ? {
-          // The shell's own prompt owns the terminal's input.
-          elicitation: async (_params, { server }) => {
-            output.err(
-              `conduit-mcp: ${output.policy.line(server)} asked for input; the shell cannot prompt yet: declined`,
-            );
-            return { action: 'decline' };
-          },
-        }
-      : {},
+    formTerminal ? { elicitation: elicitationHandler(output, formTerminal) } : {},
   );
   if (cli.verbose) verboseLogging(client, output);
   if (cli.trace !== undefined) {
@@ -149,7 +142,7 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
   let gaveUp = false;
   try {
     await connectWithin(client, cli, stopper);
-    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments));
+    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments, formTerminal));
   } catch (error) {
     gaveUp = exitCodeFor(error) === EXIT.timeout;
     throw error;
@@ -168,6 +161,7 @@ async function dispatch(
   output: Output,
   stopper: Stopper,
   baseArguments: Record<string, unknown>,
+  formTerminal: FormTerminal | undefined,
 ): Promise<number> {
   const policy = output.policy;
   const print = (human: () => string, json: unknown) =>
@@ -266,7 +260,7 @@ async function dispatch(
       return watch(client, cli, output);
     case 'shell': {
       const { runShell } = await import('./shell.js');
-      return runShell(client, cli, output, stopper);
+      return runShell(client, cli, output, stopper, formTerminal!);
     }
     case 'servers':
     case 'logout':
