@@ -105,6 +105,7 @@ Commands:
   watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
   shell                   one server, many commands (tab completes tool names; history);
                           the server's forms (elicitation) are asked at the terminal
+  logout <url>            remove the OAuth tokens stored for an HTTP server (or: logout <name> --config <file>)
 
 Server:
   --config <file> --server <name>   take the server from an mcpServers JSON file
