@@ -67,11 +67,31 @@ export interface CliArguments {
   headers: Array<[string, string]>;
   /** `--allow-insecure`: plain http: to a host that is not loopback. */
   allowInsecure: boolean;
+  /** OAuth: `--client-id`, a pre-registered client. */
+  clientId: string | undefined;
+  /** OAuth: `--client-secret-env NAME`, the variable holding that client's secret. */
+  clientSecretEnv: string | undefined;
+  /** OAuth: `--grant`. */
+  grant: 'authorization_code' | 'client_credentials' | undefined;
+  /** OAuth: `--scope` (repeatable). */
+  scopes: string[];
 }
 
 /** An http(s) URL, which names an HTTP server where a server command would go. */
 export function isHttpUrl(word: string | undefined): boolean {
   return word !== undefined && /^https?:\/\//i.test(word) && URL.canParse(word);
+}
+
+/** Flags that only an HTTP server can use, with whether this command line gives them. */
+export function httpOnlyFlags(cli: CliArguments): string[] {
+  return [
+    cli.headers.length > 0 ? '--header' : '',
+    cli.allowInsecure ? '--allow-insecure' : '',
+    cli.clientId !== undefined ? '--client-id' : '',
+    cli.clientSecretEnv !== undefined ? '--client-secret-env' : '',
+    cli.grant !== undefined ? '--grant' : '',
+    cli.scopes.length > 0 ? '--scope' : '',
+  ].filter(Boolean);
 }
 
 /** Flags that only a server command (stdio) can use, with whether this command line gives them. */
@@ -111,6 +131,14 @@ Server:
   --config <file> --server <name>   take the server from an mcpServers JSON file
   --header 'Name: value'  HTTP servers: send this header (repeatable); values are kept secret
   --allow-insecure        HTTP servers: allow plain http: to a host that is not loopback
+
+OAuth (HTTP servers that answer 401; tokens kept per server under ~/.config/conduit-mcp/tokens):
+  --client-id <id>        a client registered with the authorization server beforehand
+  --client-secret-env <NAME>   that client's secret, read from this environment variable
+  --grant authorization_code|client_credentials   default authorization_code: the URL to open is
+                          printed on stderr and the redirect caught on 127.0.0.1; client_credentials:
+                          machine to machine, with --client-id and --client-secret-env
+  --scope <scope>         ask for this scope (repeatable; default: the server's)
   --env KEY=VALUE         extra environment for the server (repeatable)
   --pass-env NAME         let this variable of your environment through to the server (repeatable)
   --cwd <dir>             the server's working directory
@@ -206,6 +234,10 @@ const OPTIONS = {
   env: { type: 'string', multiple: true },
   header: { type: 'string', multiple: true },
   'allow-insecure': { type: 'boolean' },
+  'client-id': { type: 'string' },
+  'client-secret-env': { type: 'string' },
+  grant: { type: 'string' },
+  scope: { type: 'string', multiple: true },
   'pass-env': { type: 'string', multiple: true },
   cwd: { type: 'string' },
   stderr: { type: 'string' },
@@ -355,11 +387,15 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   if (values.arg !== undefined && command !== 'call' && command !== 'prompt') {
     throw new UsageProblem('--arg is for call and prompt');
   }
-  if (url !== undefined || values.config !== undefined) {
-    // Checked again once a config entry says which kind its server is.
-  } else if (values.header !== undefined || values['allow-insecure']) {
+  const grant = values.grant;
+  if (grant !== undefined && grant !== 'authorization_code' && grant !== 'client_credentials') {
     throw new UsageProblem(
-      `${values.header !== undefined ? '--header' : '--allow-insecure'} is for HTTP servers: give the server's URL (conduit-mcp ${command} https://host/mcp) instead of a command`,
+      `--grant takes authorization_code or client_credentials, got ${JSON.stringify(grant)}`,
+    );
+  }
+  if (values['client-secret-env'] !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values['client-secret-env'])) {
+    throw new UsageProblem(
+      "--client-secret-env takes the name of a variable that holds the secret (e.g. --client-secret-env MCP_CLIENT_SECRET), not the secret itself",
     );
   }
   const protocol = values.protocol ?? 'auto';
@@ -412,7 +448,20 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     url,
     headers: (values.header ?? []).map(headerPair),
     allowInsecure: values['allow-insecure'] === true,
+    clientId: values['client-id'],
+    clientSecretEnv: values['client-secret-env'],
+    grant,
+    scopes: values.scope ?? [],
   };
+  if (url === undefined && values.config === undefined) {
+    // A config entry's kind is known once it is read (transport-options checks it then).
+    const httpOnly = httpOnlyFlags(cli);
+    if (httpOnly.length > 0) {
+      throw new UsageProblem(
+        `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers: give the server's URL (conduit-mcp ${command} https://host/mcp) instead of a command`,
+      );
+    }
+  }
   if (url !== undefined) {
     const stdioOnly = stdioOnlyFlags(cli);
     if (stdioOnly.length > 0) {

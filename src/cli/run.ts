@@ -72,6 +72,11 @@ function verboseLogging(client: Client, output: Output): void {
       (m) => output.err(`${stamp()} era: ${output.policy.line((m as { detail: string }).detail)}`),
     ],
     [
+      // OAuth progress: by the channel's contract, never a token, code, verifier or secret.
+      'conduit-mcp:auth',
+      (m) => output.err(`${stamp()} auth: ${output.policy.line(describeAuthEvent(m as AuthEvent))}`),
+    ],
+    [
       // The URL is origin and path only (no query), and no header is in the payload.
       'conduit-mcp:transport:http',
       (m) => {
@@ -91,6 +96,40 @@ function verboseLogging(client: Client, output: Output): void {
     output.err(`${stamp()} ready: ${event.era} era, protocol ${output.policy.line(event.protocolVersion)}`),
   );
   client.on('reconnecting', (event) => output.err(`${stamp()} reconnecting (attempt ${event.attempt})`));
+}
+
+interface AuthEvent {
+  event: string;
+  step?: string;
+  method?: string;
+  url?: string;
+  status?: number;
+  issuer?: string;
+  resource?: string;
+  how?: string;
+  scope?: string;
+  error?: string;
+  message?: string;
+}
+
+/** One `conduit-mcp:auth` event in words. */
+function describeAuthEvent(event: AuthEvent): string {
+  switch (event.event) {
+    case 'request':
+      return `${event.method} ${event.url} (${event.step}): HTTP ${event.status}`;
+    case 'discovered':
+      return `${event.resource} is protected by ${event.issuer}`;
+    case 'registered':
+      return `client registered with ${event.issuer}${event.how ? ` (${event.how})` : ''}`;
+    case 'authorized':
+      return `authorized by ${event.issuer}${event.scope ? ` (scope ${event.scope})` : ''}`;
+    case 'refreshed':
+      return `tokens refreshed by ${event.issuer}`;
+    case 'failed':
+      return `failed at ${event.step}: ${event.message ?? event.error ?? 'no detail'}`;
+    default:
+      return event.event;
+  }
 }
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */

@@ -13,6 +13,7 @@ import {
 import { type CliArguments, UsageProblem } from './args.js';
 import { elicitationHandler } from './elicit.js';
 import { CliTimeout, Unsupported } from './exit-codes.js';
+import { AuthorizationWait, oauthOptions } from './oauth.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
 import { transportFromArguments } from './transport-options.js';
@@ -31,6 +32,8 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
 
 /** Clients of HTTP servers, for messages that differ by kind. */
 const httpClients = new WeakSet<Client>();
+/** Each client's OAuth consent wait, which stops the connect deadline's clock. */
+const authorizationWaits = new WeakMap<Client, AuthorizationWait>();
 
 /** The client for the command line's server. It starts nothing. */
 export async function clientFor(
@@ -41,8 +44,16 @@ export async function clientFor(
   const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
   const transport = await transportFromArguments(cli, (text) => output.err(output.policy.line(text)));
+  const name = cli.server ?? (cli.url !== undefined ? new URL(cli.url).host : 'server');
+  const wait = new AuthorizationWait();
+  if (transport.type === 'http' && URL.canParse(String(transport.url))) {
+    const spec = transport as unknown as Record<string, unknown>;
+    const headers = (spec.headers ?? {}) as Record<string, unknown>;
+    const auth = oauthOptions(cli, name, String(spec.url), headers, output, wait);
+    if (auth !== undefined) spec.auth = auth;
+  }
   const client = newClient(cli, {
-    name: cli.server ?? (cli.url !== undefined ? new URL(cli.url).host : 'server'),
+    name,
     transport,
     protocol: cli.protocol,
     requestTimeout: cli.timeout,
@@ -51,7 +62,8 @@ export async function clientFor(
     reconnect: { maxReconnects: 0 },
     handlers,
   });
-  if ((transport as { type: string }).type === 'http') httpClients.add(client);
+  if (transport.type === 'http') httpClients.add(client);
+  authorizationWaits.set(client, wait);
   if (cli.logLevel !== undefined) {
     client.on('log', (message) => {
       const data = typeof message.data === 'string' ? message.data : JSON.stringify(message.data);
@@ -87,19 +99,29 @@ function newClient(cli: CliArguments, options: ClientOptions): Client {
  */
 export async function connectWithin(client: Client, cli: CliArguments, stopper: Stopper): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let left = cli.connectTimeout;
+  let since = performance.now();
+  let expire: () => void = () => {};
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new CliTimeout(
-            `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server` +
-              `${httpClients.has(client) ? ' at that URL' : ' on stdio'}, or it needs longer to start (raise --connect-timeout)`,
-          ),
+    expire = () =>
+      reject(
+        new CliTimeout(
+          `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server` +
+            `${httpClients.has(client) ? ' at that URL' : ' on stdio'}, or it needs longer to start (raise --connect-timeout)`,
         ),
-      cli.connectTimeout,
-    );
+      );
+    timer = setTimeout(expire, left);
   });
   deadline.catch(() => {});
+  // The clock stands still while the user is away authorizing in a browser.
+  const stopWatching = authorizationWaits.get(client)?.onChange((waiting) => {
+    clearTimeout(timer);
+    if (waiting) left = Math.max(0, left - (performance.now() - since));
+    else {
+      since = performance.now();
+      timer = setTimeout(expire, left);
+    }
+  });
   try {
     await stopper.race(Promise.race([client.connect(), deadline]));
   } catch (error) {
@@ -118,6 +140,7 @@ export async function connectWithin(client: Client, cli: CliArguments, stopper: 
     throw error;
   } finally {
     clearTimeout(timer);
+    stopWatching?.();
   }
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
-import { type CliArguments, stdioOnlyFlags, UsageProblem } from './args.js';
+import { type CliArguments, httpOnlyFlags, stdioOnlyFlags, UsageProblem } from './args.js';
 import { serverFromConfig } from './config.js';
 
 /**
@@ -19,9 +19,10 @@ export async function transportFromArguments(
         ? { type: 'http', url: cli.url }
         : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
   if (base.type === 'http') return httpTransport(base, cli);
-  if (cli.headers.length > 0 || cli.allowInsecure) {
+  const httpOnly = httpOnlyFlags(cli);
+  if (httpOnly.length > 0) {
     throw new UsageProblem(
-      `${cli.headers.length > 0 ? '--header' : '--allow-insecure'} is for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
+      `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
     );
   }
   const extra: Array<[string, string | Secret]> = [...cli.env];
