@@ -393,9 +393,12 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       `--grant takes authorization_code or client_credentials, got ${JSON.stringify(grant)}`,
     );
   }
-  if (values['client-secret-env'] !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values['client-secret-env'])) {
+  if (
+    values['client-secret-env'] !== undefined &&
+    !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values['client-secret-env'])
+  ) {
     throw new UsageProblem(
-      "--client-secret-env takes the name of a variable that holds the secret (e.g. --client-secret-env MCP_CLIENT_SECRET), not the secret itself",
+      '--client-secret-env takes the name of a variable that holds the secret (e.g. --client-secret-env MCP_CLIENT_SECRET), not the secret itself',
     );
   }
   const protocol = values.protocol ?? 'auto';
