@@ -131,14 +131,6 @@ Server:
   --config <file> --server <name>   take the server from an mcpServers JSON file
   --header 'Name: value'  HTTP servers: send this header (repeatable); values are kept secret
   --allow-insecure        HTTP servers: allow plain http: to a host that is not loopback
-
-OAuth (HTTP servers that answer 401; tokens kept per server under ~/.config/conduit-mcp/tokens):
-  --client-id <id>        a client registered with the authorization server beforehand
-  --client-secret-env <NAME>   that client's secret, read from this environment variable
-  --grant authorization_code|client_credentials   default authorization_code: the URL to open is
-                          printed on stderr and the redirect caught on 127.0.0.1; client_credentials:
-                          machine to machine, with --client-id and --client-secret-env
-  --scope <scope>         ask for this scope (repeatable; default: the server's)
   --env KEY=VALUE         extra environment for the server (repeatable)
   --pass-env NAME         let this variable of your environment through to the server (repeatable)
   --cwd <dir>             the server's working directory
@@ -147,6 +139,15 @@ OAuth (HTTP servers that answer 401; tokens kept per server under ~/.config/cond
   --protocol auto|modern|legacy     era selection (default auto)
   --root <dir>            offer this directory as a root (repeatable)
   --log-level <level>     ask for server log messages at this level, shown on stderr
+
+OAuth (HTTP servers that answer 401; tokens kept per server in <config dir>/conduit-mcp/tokens,
+the config dir being $XDG_CONFIG_HOME, else ~/.config, or %APPDATA% on Windows; logout removes them):
+  --client-id <id>        a client registered with the authorization server beforehand
+  --client-secret-env <NAME>   that client's secret, read from this environment variable
+  --grant authorization_code|client_credentials   default authorization_code: the URL to open is
+                          printed on stderr and the redirect caught on 127.0.0.1; client_credentials:
+                          machine to machine, with --client-id and --client-secret-env
+  --scope <scope>         ask for this scope (repeatable; default: the server's)
 
 Time and limits:
   --timeout <ms>          per request, restarted by each progress notification (default 60000)
@@ -219,7 +220,7 @@ function wholeNumber(
   return number;
 }
 
-const OPTIONS = {
+export const OPTIONS = {
   arg: { type: 'string', multiple: true },
   args: { type: 'string' },
   json: { type: 'boolean' },

@@ -381,3 +381,15 @@ describe('HTTP failures, each with its exit code', () => {
     );
   });
 });
+
+test('--help documents every option the parser takes, the HTTP and OAuth ones and logout too', async () => {
+  const { OPTIONS } = await import('../../src/cli/args.js');
+  const help = await run(['--help']);
+  assert.equal(help.code, 0);
+  for (const name of Object.keys(OPTIONS)) {
+    const flag = name === 'no-validate' ? '--no-validate' : `--${name}`;
+    assert.ok(help.stdout.includes(flag), `${flag} is not in --help`);
+  }
+  assert.match(help.stdout, /^ {2}logout <url> /m);
+  assert.match(help.stdout, /<https:\/\/host\/mcp>/);
+});
