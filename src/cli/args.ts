@@ -151,7 +151,7 @@ the config dir being $XDG_CONFIG_HOME, else ~/.config, or %APPDATA% on Windows; 
 
 Time and limits:
   --timeout <ms>          per request, restarted by each progress notification (default 60000)
-  --max-time <ms>         hard cap per request, progress or not (default none)
+  --max-time <ms>         hard cap per request, progress or not (default 10 x --timeout)
   --connect-timeout <ms>  start-up: spawn, era detection and handshake (default 60000)
   --probe-timeout <ms>    wait for the era probe's answer (default 3000)
   --max-message-bytes <n> longest line (HTTP: body or SSE event) the server may send (default 8388608)
