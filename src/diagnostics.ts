@@ -16,7 +16,8 @@ export const channels = {
   junk: dc.channel('conduit-mcp:transport:junk'),
   /**
    * `{ server, pid, direction, text }` for each JSON-RPC message, `direction` `'send'` or `'receive'`,
-   * `text` its JSON with every Secret of the server's env redacted (the CLI's `--trace`).
+   * `text` its JSON with every Secret of the server's env (HTTP: of its headers) redacted (the
+   * CLI's `--trace`). `pid` is undefined over HTTP.
    */
   message: dc.channel('conduit-mcp:transport:message'),
   /** `{ server, pid, signal }` for each signal the shutdown sends to the server's process group. */
@@ -25,6 +26,12 @@ export const channels = {
   http: dc.channel('conduit-mcp:transport:http'),
   /** `{ server, tool, reason }` for each tool left out of tools/list for an invalid x-mcp-header. */
   toolRejected: dc.channel('conduit-mcp:transport:tool-rejected'),
+  /**
+   * `{ server, step, detail }` for each step of era detection (`step`: `probe`, `modern`, `legacy`,
+   * `retry`, `timeout`, `late-modern`, `http+sse`), `detail` a sentence saying what was seen and
+   * what comes next (the CLI's `--verbose`). Never a header value or a Secret.
+   */
+  era: dc.channel('conduit-mcp:client:era'),
   /** `{ server, attempt, delay }` before each restart attempt. */
   reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
   /**

@@ -18,6 +18,7 @@ export const COMMANDS = [
   'complete',
   'watch',
   'shell',
+  'logout',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -45,7 +46,8 @@ export interface CliArguments {
   passEnv: string[];
   cwd: string | undefined;
   stderr: string | undefined;
-  stderrTail: number;
+  /** `--stderr-tail`; undefined when not given (stdio servers then keep 8192 bytes). */
+  stderrTail: number | undefined;
   timeout: number;
   maxTime: number | undefined;
   connectTimeout: number;
@@ -59,11 +61,55 @@ export interface CliArguments {
   uris: string[];
   /** The server command after `--`. */
   serverCommand: string[];
+  /** An HTTP server's URL: the last positional (or the only word after `--`) when it is one. */
+  url: string | undefined;
+  /** `--header 'Name: value'`, in order; each value is sent as a Secret. */
+  headers: Array<[string, string]>;
+  /** `--allow-insecure`: plain http: to a host that is not loopback. */
+  allowInsecure: boolean;
+  /** OAuth: `--client-id`, a pre-registered client. */
+  clientId: string | undefined;
+  /** OAuth: `--client-secret-env NAME`, the variable holding that client's secret. */
+  clientSecretEnv: string | undefined;
+  /** OAuth: `--grant`. */
+  grant: 'authorization_code' | 'client_credentials' | undefined;
+  /** OAuth: `--scope` (repeatable). */
+  scopes: string[];
+}
+
+/** An http(s) URL, which names an HTTP server where a server command would go. */
+export function isHttpUrl(word: string | undefined): boolean {
+  return word !== undefined && /^https?:\/\//i.test(word) && URL.canParse(word);
+}
+
+/** Flags that only an HTTP server can use, with whether this command line gives them. */
+export function httpOnlyFlags(cli: CliArguments): string[] {
+  return [
+    cli.headers.length > 0 ? '--header' : '',
+    cli.allowInsecure ? '--allow-insecure' : '',
+    cli.clientId !== undefined ? '--client-id' : '',
+    cli.clientSecretEnv !== undefined ? '--client-secret-env' : '',
+    cli.grant !== undefined ? '--grant' : '',
+    cli.scopes.length > 0 ? '--scope' : '',
+  ].filter(Boolean);
+}
+
+/** Flags that only a server command (stdio) can use, with whether this command line gives them. */
+export function stdioOnlyFlags(cli: CliArguments): string[] {
+  return [
+    cli.env.length > 0 ? '--env' : '',
+    cli.passEnv.length > 0 ? '--pass-env' : '',
+    cli.cwd !== undefined ? '--cwd' : '',
+    cli.stderr !== undefined ? '--stderr' : '',
+    cli.stderrTail !== undefined ? '--stderr-tail' : '',
+    cli.maxJunkLines !== undefined ? '--max-junk-lines' : '',
+  ].filter(Boolean);
 }
 
 export const HELP_HINT = "run 'conduit-mcp --help' for usage";
 
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
+       conduit-mcp <command> [options] <https://host/mcp>   an HTTP server (Streamable HTTP or HTTP+SSE)
        conduit-mcp <command> [options] --config <file> --server <name>
        conduit-mcp servers|tools --config <file>     every server of the file, started in parallel
 
@@ -77,10 +123,14 @@ Commands:
   servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
   complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template>
   watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
-  shell                   one server, many commands (tab completes tool names; history)
+  shell                   one server, many commands (tab completes tool names; history);
+                          the server's forms (elicitation) are asked at the terminal
+  logout <url>            remove the OAuth tokens stored for an HTTP server (or: logout <name> --config <file>)
 
 Server:
   --config <file> --server <name>   take the server from an mcpServers JSON file
+  --header 'Name: value'  HTTP servers: send this header (repeatable); values are kept secret
+  --allow-insecure        HTTP servers: allow plain http: to a host that is not loopback
   --env KEY=VALUE         extra environment for the server (repeatable)
   --pass-env NAME         let this variable of your environment through to the server (repeatable)
   --cwd <dir>             the server's working directory
@@ -90,12 +140,21 @@ Server:
   --root <dir>            offer this directory as a root (repeatable)
   --log-level <level>     ask for server log messages at this level, shown on stderr
 
+OAuth (HTTP servers that answer 401; tokens kept per server in <config dir>/conduit-mcp/tokens,
+the config dir being $XDG_CONFIG_HOME, else ~/.config, or %APPDATA% on Windows; logout removes them):
+  --client-id <id>        a client registered with the authorization server beforehand
+  --client-secret-env <NAME>   that client's secret, read from this environment variable
+  --grant authorization_code|client_credentials   default authorization_code: the URL to open is
+                          printed on stderr and the redirect caught on 127.0.0.1; client_credentials:
+                          machine to machine, with --client-id and --client-secret-env
+  --scope <scope>         ask for this scope (repeatable; default: the server's)
+
 Time and limits:
   --timeout <ms>          per request, restarted by each progress notification (default 60000)
-  --max-time <ms>         hard cap per request, progress or not (default none)
+  --max-time <ms>         hard cap per request, progress or not (default 10 x --timeout)
   --connect-timeout <ms>  start-up: spawn, era detection and handshake (default 60000)
   --probe-timeout <ms>    wait for the era probe's answer (default 3000)
-  --max-message-bytes <n> longest line the server may write (default 8388608)
+  --max-message-bytes <n> longest line (HTTP: body or SSE event) the server may send (default 8388608)
   --max-junk-lines <n>    non-JSON-RPC lines in a row tolerated (default 10)
 
 Output:
@@ -103,14 +162,15 @@ Output:
   --structured            call: print structuredContent (as JSON) as well as the content
   --output <dir>          call, read: save images, audio and blobs as files in <dir>
   --raw                   print server text as is (default: control characters shown as \\x1b etc.)
-  --verbose               spawn, era detection, timings and close reasons on stderr
+  --verbose               spawn, era detection steps, each HTTP status, timings and close reasons
+                          on stderr (Secrets redacted)
   --trace <file|->        every JSON-RPC message, both ways, Secrets redacted (- for stderr)
   -h, --help              this text
   --version               conduit-mcp's version
 
 Exit codes:
-  0 success                        1 the server answered an error, or the tool returned isError
-  2 usage or configuration error   3 the server could not be started, exited or closed the connection
+  0 success                        1 the server answered an error (HTTP: an error status), or the tool returned isError
+  2 usage or configuration error   3 the server could not be started or reached, exited or closed the connection
   4 timed out (--timeout, --max-time, --connect-timeout)
   5 the server lacks what was asked (capability, protocol era or version)
   6 the server broke the protocol  129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
@@ -160,7 +220,7 @@ function wholeNumber(
   return number;
 }
 
-const OPTIONS = {
+export const OPTIONS = {
   arg: { type: 'string', multiple: true },
   args: { type: 'string' },
   json: { type: 'boolean' },
@@ -173,6 +233,12 @@ const OPTIONS = {
   config: { type: 'string' },
   server: { type: 'string' },
   env: { type: 'string', multiple: true },
+  header: { type: 'string', multiple: true },
+  'allow-insecure': { type: 'boolean' },
+  'client-id': { type: 'string' },
+  'client-secret-env': { type: 'string' },
+  grant: { type: 'string' },
+  scope: { type: 'string', multiple: true },
   'pass-env': { type: 'string', multiple: true },
   cwd: { type: 'string' },
   stderr: { type: 'string' },
@@ -224,6 +290,18 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (values.version) return 'version';
+  // An HTTP server: the only word after `--`, or a last positional beyond the command's own.
+  let url: string | undefined;
+  if (serverCommand.length === 1 && isHttpUrl(serverCommand[0])) {
+    url = serverCommand.pop();
+  } else if (
+    serverCommand.length === 0 &&
+    values.config === undefined &&
+    positionals.length > (OWN_POSITIONALS[positionals[0] ?? ''] ?? 1) &&
+    isHttpUrl(positionals.at(-1))
+  ) {
+    url = positionals.pop();
+  }
   const [command, target, ...extra] = positionals;
   if (command === undefined) throw new UsageProblem(`a command is required: ${COMMANDS.join(', ')}`);
   if (!(COMMANDS as readonly string[]).includes(command)) {
@@ -240,8 +318,23 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       'a reference, an argument and a value: conduit-mcp complete prompt:<name> <argument> <value> -- <server>',
   };
   if (needsTarget && target === undefined) throw new UsageProblem(`${command} needs ${what[command]}`);
+  if (command === 'logout') {
+    if (serverCommand.length > 0) {
+      throw new UsageProblem('logout is for HTTP servers: conduit-mcp logout https://host/mcp');
+    }
+    if (values.config !== undefined && target !== undefined && values.server === undefined) {
+      values.server = target;
+    } else if (values.config === undefined && isHttpUrl(target)) {
+      url = target;
+    } else if (values.config === undefined || target !== undefined) {
+      throw new UsageProblem(
+        "logout takes the server's URL (conduit-mcp logout https://host/mcp), or its name with --config <file>",
+      );
+    }
+  }
   let completeArgument: [string, string] | undefined;
-  let unexpected = needsTarget ? extra : [target, ...extra].filter((value) => value !== undefined);
+  let unexpected =
+    needsTarget || command === 'logout' ? extra : [target, ...extra].filter((value) => value !== undefined);
   const uris = command === 'watch' ? unexpected : [];
   if (command === 'watch') unexpected = [];
   if (command === 'complete') {
@@ -256,7 +349,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   }
   if (unexpected.length > 0) {
     throw new UsageProblem(
-      `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js`,
+      `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js, or give an http(s) URL`,
     );
   }
   // servers, and tools without --server, take the whole file.
@@ -272,11 +365,15 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   ) {
     throw new UsageProblem('--config and --server go together: --config <file> --server <name>');
   }
-  if (values.config !== undefined && serverCommand.length > 0) {
-    throw new UsageProblem('give either --config/--server or a server command after --, not both');
+  if (values.config !== undefined && (serverCommand.length > 0 || url !== undefined)) {
+    throw new UsageProblem(
+      `give either --config/--server or ${url !== undefined ? 'a URL' : 'a server command after --'}, not both`,
+    );
   }
-  if (values.config === undefined && serverCommand.length === 0) {
-    throw new UsageProblem('no server: add -- <command> [args...] or --config <file> --server <name>');
+  if (values.config === undefined && serverCommand.length === 0 && url === undefined) {
+    throw new UsageProblem(
+      'no server: add -- <command> [args...], an http(s) URL, or --config <file> --server <name>',
+    );
   }
   if (serverCommand.length > 0 && /\s/.test(serverCommand[0]!)) {
     throw new UsageProblem(
@@ -290,6 +387,20 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   }
   if (values.arg !== undefined && command !== 'call' && command !== 'prompt') {
     throw new UsageProblem('--arg is for call and prompt');
+  }
+  const grant = values.grant;
+  if (grant !== undefined && grant !== 'authorization_code' && grant !== 'client_credentials') {
+    throw new UsageProblem(
+      `--grant takes authorization_code or client_credentials, got ${JSON.stringify(grant)}`,
+    );
+  }
+  if (
+    values['client-secret-env'] !== undefined &&
+    !/^[A-Za-z_][A-Za-z0-9_]*$/.test(values['client-secret-env'])
+  ) {
+    throw new UsageProblem(
+      '--client-secret-env takes the name of a variable that holds the secret (e.g. --client-secret-env MCP_CLIENT_SECRET), not the secret itself',
+    );
   }
   const protocol = values.protocol ?? 'auto';
   if (protocol !== 'auto' && protocol !== 'modern' && protocol !== 'legacy') {
@@ -307,9 +418,9 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       );
     }
   }
-  return {
+  const cli: CliArguments = {
     command: command as CommandName,
-    target: needsTarget ? target : undefined,
+    target: needsTarget || command === 'logout' ? target : undefined,
     completeArgument,
     args: (values.arg ?? []).map((value) => pair(value, '--arg', 'path=/tmp')),
     argsJson: values.args,
@@ -326,7 +437,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     passEnv: values['pass-env'] ?? [],
     cwd: values.cwd,
     stderr: values.stderr,
-    stderrTail: wholeNumber('--stderr-tail', values['stderr-tail'], 8192, 0),
+    stderrTail: wholeNumber('--stderr-tail', values['stderr-tail'], undefined, 0),
     timeout: wholeNumber('--timeout', values.timeout, 60_000, 1),
     maxTime: wholeNumber('--max-time', values['max-time'], undefined, 1),
     connectTimeout: wholeNumber('--connect-timeout', values['connect-timeout'], 60_000, 1),
@@ -338,5 +449,45 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     roots: values.root ?? [],
     uris,
     serverCommand,
+    url,
+    headers: (values.header ?? []).map(headerPair),
+    allowInsecure: values['allow-insecure'] === true,
+    clientId: values['client-id'],
+    clientSecretEnv: values['client-secret-env'],
+    grant,
+    scopes: values.scope ?? [],
   };
+  if (url === undefined && values.config === undefined) {
+    // A config entry's kind is known once it is read (transport-options checks it then).
+    const httpOnly = httpOnlyFlags(cli);
+    if (httpOnly.length > 0) {
+      throw new UsageProblem(
+        `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers: give the server's URL (conduit-mcp ${command} https://host/mcp) instead of a command`,
+      );
+    }
+  }
+  if (url !== undefined) {
+    const stdioOnly = stdioOnlyFlags(cli);
+    if (stdioOnly.length > 0) {
+      throw new UsageProblem(
+        `${stdioOnly.join(', ')} ${stdioOnly.length === 1 ? 'is' : 'are'} for a server command (stdio); ${url} is an HTTP server`,
+      );
+    }
+  }
+  return cli;
+}
+
+/** How many positionals a command takes itself: a URL after them names the server. */
+const OWN_POSITIONALS: Record<string, number> = { call: 2, read: 2, prompt: 2, complete: 4, logout: 2 };
+
+/** `--header 'Name: value'` (curl's form). The value is not shown in the message: it may be a token. */
+function headerPair(value: string): [string, string] {
+  const at = value.indexOf(':');
+  const name = at > 0 ? value.slice(0, at).trim() : '';
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+    throw new UsageProblem(
+      `--header takes 'Name: value' (e.g. --header 'X-Api-Key: ...'); got one without a valid name before the colon`,
+    );
+  }
+  return [name, value.slice(at + 1).trim()];
 }

@@ -12,18 +12,65 @@ type Answer = { action: 'accept'; content: Record<string, unknown> } | { action:
 
 class Cancelled extends Error {}
 
+/**
+ * One question. The request's end, Ctrl-C or the interface closing (Ctrl-D) cancels it, and takes
+ * the question back, so a lent interface (the shell's) never hands its next line to a dead form.
+ */
 function ask(rl: Interface, question: string, signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new Cancelled());
-    const onInterrupt = () => reject(new Cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    rl.once('SIGINT', onInterrupt);
-    rl.question(question, (answer) => {
-      signal.removeEventListener('abort', onAbort);
-      rl.off('SIGINT', onInterrupt);
+    const asked = new AbortController();
+    const cleanup = () => {
+      signal.removeEventListener('abort', stop);
+      rl.off('SIGINT', stop);
+      rl.off('close', stop);
+    };
+    function stop() {
+      cleanup();
+      asked.abort();
+      reject(new Cancelled());
+    }
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
+    rl.once('SIGINT', stop);
+    rl.once('close', stop);
+    rl.question(question, { signal: asked.signal }, (answer) => {
+      cleanup();
       resolve(answer.trim());
     });
   });
+}
+
+/**
+ * The shell's readline, lent to a form while a command runs: a pending question takes the next
+ * line instead of the shell (readline emits no 'line' while one is out), and the answers are
+ * kept out of the shell's history.
+ */
+export class FormTerminal {
+  #rl: Interface | undefined;
+  #asking = false;
+
+  attach(rl: Interface): void {
+    this.#rl = rl;
+  }
+
+  /** Whether a form has the interface now (the shell's own Ctrl-C handling stands aside). */
+  get asking(): boolean {
+    return this.#asking;
+  }
+
+  lend(): { rl: Interface; done: () => void } | undefined {
+    const rl = this.#rl as (Interface & { history?: string[] }) | undefined;
+    if (!rl || this.#asking) return undefined;
+    this.#asking = true;
+    const history = rl.history ? [...rl.history] : undefined;
+    return {
+      rl,
+      done: () => {
+        if (history && rl.history) rl.history.splice(0, rl.history.length, ...history);
+        this.#asking = false;
+      },
+    };
+  }
 }
 
 /** The typed value of one answer, or a reason it is not one. */
@@ -110,9 +157,13 @@ async function fillForm(
 
 /**
  * Answers the server's elicitation requests: a form on the terminal when stdin is one; declined,
- * with a note, when it is not (nobody could answer). Ctrl-C at a question cancels the form.
+ * with a note, when it is not (nobody could answer). Ctrl-C at a question cancels the form. In
+ * the shell, the form borrows the shell's own readline (`terminal`), which owns stdin.
  */
-export function elicitationHandler(output: Output): NonNullable<ClientHandlers['elicitation']> {
+export function elicitationHandler(
+  output: Output,
+  terminal?: FormTerminal,
+): NonNullable<ClientHandlers['elicitation']> {
   let queue = Promise.resolve();
   return (params, { server, signal }) => {
     if (process.stdin.isTTY !== true) {
@@ -123,14 +174,17 @@ export function elicitationHandler(output: Output): NonNullable<ClientHandlers['
     }
     // One form at a time on one terminal.
     const answer = queue.then(async () => {
-      const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      const lent = terminal?.lend();
+      const rl =
+        lent?.rl ?? createInterface({ input: process.stdin, output: process.stderr, terminal: true });
       try {
         return await fillForm(rl, output, server, params, signal);
       } catch (error) {
         if (error instanceof Cancelled) return { action: 'cancel' as const };
         throw error;
       } finally {
-        rl.close();
+        if (lent) lent.done();
+        else rl.close();
       }
     });
     queue = answer.then(

@@ -4,6 +4,7 @@ import {
   type CloseReason,
   ConfigError,
   ConnectionClosedError,
+  HttpError,
   McpError,
   ProtocolError,
   RequestTimeoutError,
@@ -62,6 +63,7 @@ export function exitCodeFor(error: unknown): number {
   ) {
     return EXIT.unsupported;
   }
+  if (error instanceof HttpError) return httpExitCode(error);
   if (error instanceof ProtocolError) return EXIT.protocol;
   if (
     error instanceof SpawnError ||
@@ -71,6 +73,25 @@ export function exitCodeFor(error: unknown): number {
     return EXIT.serverDown;
   }
   return EXIT.serverError;
+}
+
+/**
+ * An HTTP failure, by what it means to the user: an error status is the server's answer (1), a
+ * connection that failed or broke is a server out of reach (3), a stall a timeout (4), a body
+ * that is not MCP a broken protocol (6).
+ */
+function httpExitCode(error: HttpError): number {
+  switch (error.kind) {
+    case 'status':
+      return EXIT.serverError;
+    case 'timeout':
+      return EXIT.timeout;
+    case 'content_type':
+    case 'invalid_body':
+      return EXIT.protocol;
+    default:
+      return EXIT.serverDown;
+  }
 }
 
 /** The close reason behind an error, if any: on the error, or down its cause chain. */

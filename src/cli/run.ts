@@ -10,6 +10,7 @@ import {
   type Tool,
 } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
+import { elicitationHandler, FormTerminal } from './elicit.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
@@ -66,12 +67,69 @@ function verboseLogging(client: Client, output: Output): void {
       'conduit-mcp:transport:signal',
       (m) => output.err(`${stamp()} sent ${(m as { signal: string }).signal} to the server's process group`),
     ],
+    [
+      'conduit-mcp:client:era',
+      (m) => output.err(`${stamp()} era: ${output.policy.line((m as { detail: string }).detail)}`),
+    ],
+    [
+      // OAuth progress: by the channel's contract, never a token, code, verifier or secret.
+      'conduit-mcp:auth',
+      (m) => output.err(`${stamp()} auth: ${output.policy.line(describeAuthEvent(m as AuthEvent))}`),
+    ],
+    [
+      // The URL is origin and path only (no query), and no header is in the payload.
+      'conduit-mcp:transport:http',
+      (m) => {
+        const { method, url, mcpMethod, status } = m as {
+          method: string;
+          url: string;
+          mcpMethod?: string;
+          status: number;
+        };
+        const what = mcpMethod ? ` (${output.policy.line(mcpMethod)})` : '';
+        output.err(`${stamp()} ${method} ${output.policy.line(url)}${what}: HTTP ${status}`);
+      },
+    ],
   ];
   for (const [name, listener] of subscriptions) dc.subscribe(name, listener);
   client.on('ready', (event) =>
     output.err(`${stamp()} ready: ${event.era} era, protocol ${output.policy.line(event.protocolVersion)}`),
   );
   client.on('reconnecting', (event) => output.err(`${stamp()} reconnecting (attempt ${event.attempt})`));
+}
+
+interface AuthEvent {
+  event: string;
+  step?: string;
+  method?: string;
+  url?: string;
+  status?: number;
+  issuer?: string;
+  resource?: string;
+  how?: string;
+  scope?: string;
+  error?: string;
+  message?: string;
+}
+
+/** One `conduit-mcp:auth` event in words. */
+function describeAuthEvent(event: AuthEvent): string {
+  switch (event.event) {
+    case 'request':
+      return `${event.method} ${event.url} (${event.step}): HTTP ${event.status}`;
+    case 'discovered':
+      return `${event.resource} is protected by ${event.issuer}`;
+    case 'registered':
+      return `client registered with ${event.issuer}${event.how ? ` (${event.how})` : ''}`;
+    case 'authorized':
+      return `authorized by ${event.issuer}${event.scope ? ` (scope ${event.scope})` : ''}`;
+    case 'refreshed':
+      return `tokens refreshed by ${event.issuer}`;
+    case 'failed':
+      return `failed at ${event.step}: ${event.message ?? event.error ?? 'no detail'}`;
+    default:
+      return event.event;
+  }
 }
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */
@@ -98,23 +156,19 @@ function progressLine(output: Output): (progress: Progress) => void {
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
 export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
   if (usesPool(cli)) return runPoolCommand(cli, output);
+  if (cli.command === 'logout') {
+    const { logout } = await import('./logout.js');
+    return logout(cli, output);
+  }
   // Read before the server starts: a bad --args is a usage error that starts nothing.
   const baseArguments =
     cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
+  // The shell's readline owns the terminal's input: a form borrows it while a command runs.
+  const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
   const client = await clientFor(
     cli,
     output,
-    cli.command === 'shell'
-      ? {
-          // The shell's own prompt owns the terminal's input.
-          elicitation: async (_params, { server }) => {
-            output.err(
-              `conduit-mcp: ${output.policy.line(server)} asked for input; the shell cannot prompt yet: declined`,
-            );
-            return { action: 'decline' };
-          },
-        }
-      : {},
+    formTerminal ? { elicitation: elicitationHandler(output, formTerminal) } : {},
   );
   if (cli.verbose) verboseLogging(client, output);
   if (cli.trace !== undefined) {
@@ -127,7 +181,7 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
   let gaveUp = false;
   try {
     await connectWithin(client, cli, stopper);
-    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments));
+    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments, formTerminal));
   } catch (error) {
     gaveUp = exitCodeFor(error) === EXIT.timeout;
     throw error;
@@ -146,6 +200,7 @@ async function dispatch(
   output: Output,
   stopper: Stopper,
   baseArguments: Record<string, unknown>,
+  formTerminal: FormTerminal | undefined,
 ): Promise<number> {
   const policy = output.policy;
   const print = (human: () => string, json: unknown) =>
@@ -244,10 +299,11 @@ async function dispatch(
       return watch(client, cli, output);
     case 'shell': {
       const { runShell } = await import('./shell.js');
-      return runShell(client, cli, output, stopper);
+      return runShell(client, cli, output, stopper, formTerminal!);
     }
     case 'servers':
-      throw new Error('servers runs as a pool command (usesPool)');
+    case 'logout':
+      throw new Error(`${cli.command} runs before any server starts (runCommand)`);
   }
 }
 

@@ -4,6 +4,8 @@ import { pathToFileURL } from 'node:url';
 import {
   Client,
   type ClientHandlers,
+  type ClientOptions,
+  ConfigError,
   type LogLevel,
   type RequestOptions,
   UnsupportedProtocolVersionError,
@@ -11,6 +13,7 @@ import {
 import { type CliArguments, UsageProblem } from './args.js';
 import { elicitationHandler } from './elicit.js';
 import { CliTimeout, Unsupported } from './exit-codes.js';
+import { AuthorizationWait, oauthOptions } from './oauth.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
 import { transportFromArguments } from './transport-options.js';
@@ -27,6 +30,11 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
   return async () => ({ roots: entries });
 }
 
+/** Clients of HTTP servers, for messages that differ by kind. */
+const httpClients = new WeakSet<Client>();
+/** Each client's OAuth consent wait, which stops the connect deadline's clock. */
+const authorizationWaits = new WeakMap<Client, AuthorizationWait>();
+
 /** The client for the command line's server. It starts nothing. */
 export async function clientFor(
   cli: CliArguments,
@@ -35,9 +43,18 @@ export async function clientFor(
 ): Promise<Client> {
   const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
-  const client = new Client({
-    name: cli.server ?? 'server',
-    transport: await transportFromArguments(cli, (text) => output.err(output.policy.line(text))),
+  const transport = await transportFromArguments(cli, (text) => output.err(output.policy.line(text)));
+  const name = cli.server ?? (cli.url !== undefined ? new URL(cli.url).host : 'server');
+  const wait = new AuthorizationWait();
+  if (transport.type === 'http' && URL.canParse(String(transport.url))) {
+    const spec = transport as unknown as Record<string, unknown>;
+    const headers = (spec.headers ?? {}) as Record<string, unknown>;
+    const auth = oauthOptions(cli, name, String(spec.url), headers, output, wait);
+    if (auth !== undefined) spec.auth = auth;
+  }
+  const client = newClient(cli, {
+    name,
+    transport,
     protocol: cli.protocol,
     requestTimeout: cli.timeout,
     ...(cli.probeTimeout !== undefined ? { probeTimeout: cli.probeTimeout } : {}),
@@ -45,6 +62,8 @@ export async function clientFor(
     reconnect: { maxReconnects: 0 },
     handlers,
   });
+  if (transport.type === 'http') httpClients.add(client);
+  authorizationWaits.set(client, wait);
   if (cli.logLevel !== undefined) {
     client.on('log', (message) => {
       const data = typeof message.data === 'string' ? message.data : JSON.stringify(message.data);
@@ -56,25 +75,53 @@ export async function clientFor(
 }
 
 /**
+ * The Client, with the library's option names in its ConfigErrors put in the command's words
+ * for a server given on the command line (a config entry's errors name the file already).
+ */
+function newClient(cli: CliArguments, options: ClientOptions): Client {
+  try {
+    return new Client(options);
+  } catch (error) {
+    if (!(error instanceof ConfigError) || cli.config !== undefined) throw error;
+    const message = error.message
+      .replace(/^transport\.url\b/, `the URL ${cli.url}`)
+      .replace(/set allowInsecure: true/, 'pass --allow-insecure')
+      .replace(/^transport\.headers\.([^\s:]+)(:?)/, '--header $1$2')
+      .replace(/ from transport\.headers$/, '');
+    throw new ConfigError(error.key, message, { cause: error });
+  }
+}
+
+/**
  * Connects within --connect-timeout (spawn, era detection, handshake). A server that fails is
  * not started a third time: the client makes one attempt (`maxReconnects: 0`), in which the era
  * detection may start it once more when it died on the probe.
  */
 export async function connectWithin(client: Client, cli: CliArguments, stopper: Stopper): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let left = cli.connectTimeout;
+  let since = performance.now();
+  let expire: () => void = () => {};
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new CliTimeout(
-            `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server ` +
-              'on stdio, or it needs longer to start (raise --connect-timeout)',
-          ),
+    expire = () =>
+      reject(
+        new CliTimeout(
+          `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server` +
+            `${httpClients.has(client) ? ' at that URL' : ' on stdio'}, or it needs longer to start (raise --connect-timeout)`,
         ),
-      cli.connectTimeout,
-    );
+      );
+    timer = setTimeout(expire, left);
   });
   deadline.catch(() => {});
+  // The clock stands still while the user is away authorizing in a browser.
+  const stopWatching = authorizationWaits.get(client)?.onChange((waiting) => {
+    clearTimeout(timer);
+    if (waiting) left = Math.max(0, left - (performance.now() - since));
+    else {
+      since = performance.now();
+      timer = setTimeout(expire, left);
+    }
+  });
   try {
     await stopper.race(Promise.race([client.connect(), deadline]));
   } catch (error) {
@@ -93,6 +140,7 @@ export async function connectWithin(client: Client, cli: CliArguments, stopper: 
     throw error;
   } finally {
     clearTimeout(timer);
+    stopWatching?.();
   }
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '../index.js';
 import type { CliArguments } from './args.js';
+import type { FormTerminal } from './elicit.js';
 import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
@@ -69,6 +70,7 @@ export async function runShell(
   cli: CliArguments,
   output: Output,
   stopper: Stopper,
+  formTerminal: FormTerminal,
 ): Promise<number> {
   let toolNames: string[] = [];
   const refreshTools = async () => {
@@ -112,8 +114,11 @@ export async function runShell(
   const prompt = () => {
     if (!closed) rl.prompt();
   };
-  // Ctrl-C at the prompt clears the line; a signal during a command stops the run as usual.
+  formTerminal.attach(rl);
+  // Ctrl-C at the prompt clears the line (in a form, the form's own handler cancels it); a signal
+  // during a command stops the run as usual.
   rl.on('SIGINT', () => {
+    if (formTerminal.asking) return;
     rl.write(null, { ctrl: true, name: 'u' });
     process.stdout.write('\n');
     prompt();

@@ -1,12 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
+import { type CliArguments, httpOnlyFlags, stdioOnlyFlags, UsageProblem } from './args.js';
 import { serverFromConfig } from './config.js';
 
 /**
- * The server's transport spec: a config entry (through the shared loader) or the command after
- * `--`, then the flags, which apply to stdio servers.
+ * The server's transport spec: a config entry (through the shared loader), the URL, or the
+ * command after `--`, then the flags for that kind of server.
  */
 export async function transportFromArguments(
   cli: CliArguments,
@@ -15,8 +15,16 @@ export async function transportFromArguments(
   const base: Record<string, unknown> =
     cli.config !== undefined
       ? { ...(await serverFromConfig(cli.config, cli.server!, warn)) }
-      : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
-  if (base.type !== 'stdio') return base as unknown as TransportSpec;
+      : cli.url !== undefined
+        ? { type: 'http', url: cli.url }
+        : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
+  if (base.type === 'http') return httpTransport(base, cli);
+  const httpOnly = httpOnlyFlags(cli);
+  if (httpOnly.length > 0) {
+    throw new UsageProblem(
+      `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
+    );
+  }
   const extra: Array<[string, string | Secret]> = [...cli.env];
   for (const name of cli.passEnv) {
     const value = process.env[name];
@@ -44,8 +52,29 @@ export async function transportFromArguments(
       base.stderr = { file };
     }
   }
-  base.stderrTail = cli.stderrTail;
+  base.stderrTail = cli.stderrTail ?? 8192;
   if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   if (cli.maxJunkLines !== undefined) base.maxJunkLines = cli.maxJunkLines;
+  return base as unknown as TransportSpec;
+}
+
+/** An HTTP server's spec with the flags: --header values (as Secrets) win over the entry's headers. */
+function httpTransport(base: Record<string, unknown>, cli: CliArguments): TransportSpec {
+  const stdioOnly = stdioOnlyFlags(cli);
+  if (stdioOnly.length > 0) {
+    throw new UsageProblem(
+      `${stdioOnly.join(', ')} ${stdioOnly.length === 1 ? 'is' : 'are'} for a server command (stdio); ${cli.server} in ${cli.config} is an HTTP server`,
+    );
+  }
+  if (cli.headers.length > 0) {
+    const headers = new Map<string, [string, unknown]>();
+    for (const [name, value] of Object.entries((base.headers ?? {}) as Record<string, unknown>)) {
+      headers.set(name.toLowerCase(), [name, value]);
+    }
+    for (const [name, value] of cli.headers) headers.set(name.toLowerCase(), [name, new Secret(value)]);
+    base.headers = Object.fromEntries(headers.values());
+  }
+  if (cli.allowInsecure) base.allowInsecure = true;
+  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   return base as unknown as TransportSpec;
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { buildOnce, CLI_SERVER, run } from '../helpers/cli.js';
+import { buildOnce, CLI_SERVER, run, start } from '../helpers/cli.js';
 import { temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 
@@ -91,17 +91,26 @@ describe('a server that fails at start', () => {
 
 describe('timeouts', () => {
   test('--timeout against a server that never answers: exit 4 within a few hundred ms of it', async () => {
-    const result = await run(['call', 'wait', '--timeout', '1000', ...CLI_SERVER()]);
+    // Timed from the moment the server is ready, so Node's start-up on a loaded machine (often
+    // most of a second here) does not count against the request's timeout.
+    const spawned = performance.now();
+    const running = start(['call', 'wait', '--timeout', '1000', '--verbose', ...CLI_SERVER()]);
+    await running.waitFor(/ready: legacy era/);
+    const ready = performance.now();
+    const result = await running.finished;
     assert.equal(result.code, 4, result.stderr);
     assert.match(
       result.stderr,
       /tools\/call got no answer within 1000 ms, nor any progress: raise --timeout/,
     );
-    assert.ok(result.elapsed < 1000 + 1500, `exited after ${Math.round(result.elapsed)} ms`);
+    const afterReady = spawned + result.elapsed - ready;
+    assert.ok(afterReady >= 950, `gave up ${Math.round(afterReady)} ms after ready`);
+    assert.ok(afterReady < 1000 + 1500, `exited ${Math.round(afterReady)} ms after ready`);
   });
 
   test('progress restarts --timeout; --max-time caps the request anyway', async () => {
-    const result = await run([
+    const spawned = performance.now();
+    const running = start([
       'call',
       'wait',
       '--arg',
@@ -110,15 +119,20 @@ describe('timeouts', () => {
       '700',
       '--max-time',
       '2500',
+      '--verbose',
       ...CLI_SERVER(),
     ]);
+    await running.waitFor(/ready: legacy era/);
+    const ready = performance.now();
+    const result = await running.finished;
     assert.equal(result.code, 4, result.stderr);
     assert.match(result.stderr, /--max-time, the hard cap per request, passed/);
+    const afterReady = spawned + result.elapsed - ready;
     assert.ok(
-      result.elapsed > 2400,
-      `gave up after ${Math.round(result.elapsed)} ms: progress did not reset it`,
+      afterReady > 2400,
+      `gave up ${Math.round(afterReady)} ms after ready: progress did not reset it`,
     );
-    assert.ok(result.elapsed < 2500 + 1500, `exited after ${Math.round(result.elapsed)} ms`);
+    assert.ok(afterReady < 2500 + 1500, `exited ${Math.round(afterReady)} ms after ready`);
   });
 
   test('--connect-timeout against a program that is not an MCP server (and ignores EOF)', async () => {

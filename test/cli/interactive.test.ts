@@ -198,6 +198,48 @@ describe('shell', () => {
     assert.equal(code, 0, screen);
     assert.equal(readFileSync(history, 'utf8'), 'call echo text=hi\ntools\ncall echo text=hi\nexit\n');
   });
+
+  test("on a terminal: a server's form is asked on the shell's own line editor, then the shell goes on", async () => {
+    const history = path.join(temporaryDirectory(), 'history');
+    const terminal = startInTerminal(['shell', ...CLI_SERVER()], {
+      env: { ...process.env, CONDUIT_MCP_HISTORY: history },
+    });
+    await terminal.waitFor(/cli-fixture> /);
+    terminal.type('call ask\r');
+    await terminal.waitFor(/server asks: Who are you\?[\s\S]*name\* - Your name: $/);
+    terminal.type('Ada\r');
+    await terminal.waitFor(/age: $/);
+    terminal.type('\r');
+    await terminal.waitFor(/admin \(y\/n\): $/);
+    terminal.type('n\r');
+    await terminal.waitFor(/color \(1=red, 2=green\): $/);
+    terminal.type('1\r');
+    await terminal.waitFor(/Send\? \[Y\/n, c to cancel\] $/);
+    terminal.type('\r');
+    await terminal.waitFor(/\{"action":"accept","content":\{"name":"Ada","admin":false,"color":"red"\}\}/);
+    await terminal.waitFor(/cli-fixture> $/);
+    terminal.type('call echo text=after\r');
+    await terminal.waitFor(/\{"text":"after"\}[\s\S]*cli-fixture> $/);
+    // The form's answers are not shell history: two steps back is `call ask`, run again, and
+    // Ctrl-C at its first question cancels the form, not the shell.
+    terminal.type('\u001b[A\u001b[A\r');
+    await terminal.waitFor(/Who are you\?[\s\S]*Who are you\?[\s\S]*name\* - Your name: $/);
+    terminal.type('\u0003');
+    await terminal.waitFor(/\{"action":"cancel"\}[\s\S]*cli-fixture> $/);
+    terminal.type('exit\r');
+    const { code, screen } = await terminal.finished;
+    assert.equal(code, 0, screen);
+    assert.doesNotMatch(screen, /unknown command/, 'no answer reached the shell as a command');
+    assert.equal(readFileSync(history, 'utf8'), 'call ask\ncall echo text=after\ncall ask\nexit\n');
+  });
+
+  test('piped: a form is declined, saying stdin is not a terminal, and the next command runs', async () => {
+    const result = await run(['shell', ...CLI_SERVER()], { input: 'call ask\ncall echo text=next\n' });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^\{"action":"decline"\}$/m);
+    assert.match(result.stdout, /^\{"text":"next"\}$/m);
+    assert.match(result.stderr, /server asked for input, but stdin is not a terminal: declined/);
+  });
 });
 
 /** Answers initialize, then exits with status 7 a moment later. */

@@ -1,4 +1,4 @@
-import { debug } from '../../diagnostics.js';
+import { channels, debug } from '../../diagnostics.js';
 import {
   ConnectionClosedError,
   McpError,
@@ -24,6 +24,12 @@ import type { Connection } from '../connection.js';
 import { initializeParams, LegacySession, readInitializeResult } from './legacy.js';
 import { type DiscoverResult, ModernSession, modernMeta, readDiscoverResult } from './modern.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
+
+/** One step of era detection: a debug line, and the `conduit-mcp:client:era` channel (--verbose). */
+function eraStep(server: string, step: string, detail: string): void {
+  debug('%s: %s', server, detail);
+  if (channels.era.hasSubscribers) channels.era.publish({ server, step, detail });
+}
 
 /** How the probe went, as a pure classification of what came back. */
 export type ProbeOutcome =
@@ -149,17 +155,28 @@ export async function establishSession(
 
 async function chooseSession(connection: Connection, context: SessionContext, options: EstablishOptions) {
   const { memory } = options;
-  if (options.mode === 'legacy') return legacy(connection, context, LATEST_LEGACY_VERSION, options);
-  if (options.mode === 'modern') return modernByDiscover(connection, context, LATEST_MODERN_VERSION, options);
+  if (options.mode === 'legacy') {
+    eraStep(context.name, 'legacy', `protocol legacy: initialize (${LATEST_LEGACY_VERSION}), no probe`);
+    return legacy(connection, context, LATEST_LEGACY_VERSION, options);
+  }
+  if (options.mode === 'modern') {
+    eraStep(
+      context.name,
+      'probe',
+      `protocol modern: server/discover (${LATEST_MODERN_VERSION}) must succeed`,
+    );
+    return modernByDiscover(connection, context, LATEST_MODERN_VERSION, options);
+  }
   // A remembered modern era is checked, not trusted: the probe confirms it on this process with
   // one server/discover round trip, and finds a server that now speaks only legacy before `ready`.
   if (memory?.era === 'legacy') {
+    eraStep(context.name, 'legacy', `legacy era remembered: initialize (${memory.version})`);
     try {
       return await legacy(connection, context, memory.version, options);
     } catch (error) {
       // The remembered era was wrong the way a wrong era fails: probe this process afresh.
       if (!(error instanceof McpError)) throw error;
-      debug('%s: initialize failed (%s); probing again', context.name, error.message);
+      eraStep(context.name, 'probe', `initialize failed (${error.message}); probing again`);
     }
   }
   return probe(connection, context, options);
@@ -171,6 +188,7 @@ async function probe(
   options: EstablishOptions,
 ): Promise<Session> {
   const requested = LATEST_MODERN_VERSION;
+  eraStep(context.name, 'probe', `probing the era: server/discover (${requested})`);
   const started = connection.start(
     'server/discover',
     { _meta: modernMeta(context, requested) },
@@ -192,10 +210,10 @@ async function probe(
       connection.abandon(started.id, new Error('the probe timed out'));
       throw new RequestTimeoutError('server/discover', options.probeTimeout, { server: context.name });
     }
-    debug(
-      '%s: no answer to server/discover within %d ms; trying initialize',
+    eraStep(
       context.name,
-      options.probeTimeout,
+      'timeout',
+      `no answer to server/discover within ${options.probeTimeout} ms; trying initialize (${LATEST_LEGACY_VERSION})`,
     );
     return legacyOrLateModern(connection, context, options, started.id, answer);
   }
@@ -212,15 +230,21 @@ async function followOutcome(
 ): Promise<Session> {
   switch (outcome.kind) {
     case 'modern':
+      eraStep(context.name, 'modern', `server/discover answered: modern era, ${outcome.version}`);
       return new ModernSession(connection, context, outcome.version, outcome.discovered);
     case 'retry-modern':
       if (!mayRetry)
         throw new UnsupportedProtocolVersionError([outcome.version], LATEST_MODERN_VERSION, {
           server: context.name,
         });
+      eraStep(
+        context.name,
+        'retry',
+        `the server asked for ${outcome.version}: server/discover again with it`,
+      );
       return modernByDiscover(connection, context, outcome.version, options);
     case 'legacy':
-      debug('%s: legacy era (%s)', context.name, outcome.why);
+      eraStep(context.name, 'legacy', `legacy era (${outcome.why}): initialize (${outcome.version})`);
       return legacy(connection, context, outcome.version, options, mayRetry);
     case 'unsupported':
       throw new UnsupportedProtocolVersionError(outcome.supported, outcome.requested, {
@@ -285,6 +309,7 @@ async function modernByDiscover(
       server: context.name,
     });
   }
+  eraStep(context.name, 'modern', `server/discover answered: modern era, ${chosen}`);
   return new ModernSession(connection, context, chosen, discovered);
 }
 
@@ -381,9 +406,10 @@ async function legacyOrLateModern(
     if (behind && 'result' in behind) winner = behind;
   }
   if (winner.from === 'probe') {
-    debug(
-      '%s: a late DiscoverResult arrived and initialize was not accepted; adopting the modern era',
+    eraStep(
       context.name,
+      'late-modern',
+      'a late DiscoverResult arrived and initialize was not accepted: modern era',
     );
     connection.abandon(init.id, new Error('superseded by a late DiscoverResult'));
     const { version: modernVersion, discovered } = winner.outcome;
@@ -399,9 +425,10 @@ async function legacyOrLateModern(
     );
     const outcome = late && classifyProbe(late, LATEST_MODERN_VERSION);
     if (outcome?.kind === 'modern') {
-      debug(
-        '%s: initialize was refused and a late DiscoverResult arrived; adopting the modern era',
+      eraStep(
         context.name,
+        'late-modern',
+        'initialize was refused and a late DiscoverResult arrived: modern era',
       );
       return new ModernSession(connection, context, outcome.version, outcome.discovered);
     }
@@ -409,7 +436,7 @@ async function legacyOrLateModern(
     return afterInitializeError(connection, context, options, winner.error, true);
   }
   connection.abandon(probeId, new Error('superseded by initialize'));
-  debug('%s: initialize succeeded after the probe timeout; legacy era', context.name);
+  eraStep(context.name, 'legacy', 'initialize succeeded after the probe timeout: legacy era');
   return new LegacySession(connection, context, readInitializeResult(winner.result, version, context.name));
 }
 

@@ -17,6 +17,7 @@ import {
   mediaType,
   readBounded,
   readPrefix,
+  redact,
 } from './body.js';
 import {
   checkToolHeaders,
@@ -115,6 +116,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   /** Re-issued requests: the id on the wire -> the id the Connection knows. */
   readonly #aliases = new Map<RequestId, RequestId>();
   #reissues = 0;
+  /** The Secret header values, as sent: redacted from what `conduit-mcp:transport:message` shows. */
+  #secrets: readonly string[] = [];
 
   constructor(options: HttpOptions, context: HttpTransportContext = {}) {
     super();
@@ -185,6 +188,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     }
     if (this.#state !== 'starting')
       throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
+    this.#secrets = secrets;
     this.#requester = new Requester(this.#deps, {
       origin: this.#options.url.origin,
       baseHeaders,
@@ -202,6 +206,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (meta !== undefined) message = withMeta(message, meta);
     if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('HttpTransport.send() needs start() first');
+    if (channels.message.hasSubscribers) this.#publishMessage('send', message);
     if ('method' in message) {
       if ('id' in message) void this.#request(message as JsonRpcRequest);
       else void this.#notify(message);
@@ -467,7 +472,14 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         }
       }
     }
+    if (channels.message.hasSubscribers) this.#publishMessage('receive', message);
     this.emit('message', message);
+  }
+
+  /** `--trace`: each message as JSON, every Secret header value redacted (a server may echo one). */
+  #publishMessage(direction: 'send' | 'receive', message: JsonRpcMessage): void {
+    const text = redact(JSON.stringify(message), this.#secrets);
+    channels.message.publish({ server: this.#name, pid: undefined, direction, text });
   }
 
   /** After an InitializeResult: the legacy session is its id (if any) and the version it chose. */
@@ -621,6 +633,9 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   // ---- HTTP+SSE (2024-11-05) fallback --------------------------------------------------------
 
   async #tryLegacySse(exchange: Exchange, message: JsonRpcRequest, original: HttpError): Promise<void> {
+    this.#eraStep(
+      `initialize answered HTTP ${original.details.status ?? original.kind}: trying the 2024-11-05 HTTP+SSE transport (GET ${this.url})`,
+    );
     try {
       this.#sse = await openLegacySse({
         url: this.#options.url,
@@ -634,7 +649,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         closed: (error) => void this.#shutdown({ type: 'http_error', error }, false),
       });
     } catch (error) {
-      debug('%s: no HTTP+SSE endpoint either: %s', this.#name ?? 'client', (error as Error).message);
+      this.#eraStep(`no HTTP+SSE endpoint either: ${(error as Error).message}`);
       if (error instanceof HttpError && error.kind === 'foreign_endpoint') {
         this.#fail(exchange, error);
         void this.#shutdown({ type: 'http_error', error }, false);
@@ -643,8 +658,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       this.#fail(exchange, error instanceof HttpError && error.kind === 'redirect' ? error : original);
       return;
     }
-    debug('%s: the endpoint speaks the 2024-11-05 HTTP+SSE transport', this.#name ?? 'client');
+    this.#eraStep(
+      `the endpoint speaks the 2024-11-05 HTTP+SSE transport; messages go to ${this.#sse.endpoint}`,
+    );
     await this.#sse.post(message, exchange.controller.signal).catch((error) => this.#fail(exchange, error));
+  }
+
+  /** The wire fallback is a step of era detection: debug, and `conduit-mcp:client:era`. */
+  #eraStep(detail: string): void {
+    debug('%s: %s', this.#name ?? 'client', detail);
+    if (channels.era.hasSubscribers) channels.era.publish({ server: this.#name, step: 'http+sse', detail });
   }
 
   // ---- failure and shutdown ------------------------------------------------------------------

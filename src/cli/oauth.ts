@@ -1,0 +1,90 @@
+import dc from 'node:diagnostics_channel';
+import { type OAuthOptions, Secret } from '../index.js';
+import { type CliArguments, httpOnlyFlags, UsageProblem } from './args.js';
+import type { Output } from './output.js';
+import { tokenStoreFor } from './token-files.js';
+
+/**
+ * While the user is away in a browser, the command's own --connect-timeout stands still: from the
+ * moment the authorization URL is shown until the flow reports `authorized` or `failed` on the
+ * `conduit-mcp:auth` channel (the library bounds the wait itself: `authorizationTimeout`).
+ */
+export class AuthorizationWait {
+  #waiting = false;
+  readonly #listeners = new Set<(waiting: boolean) => void>();
+
+  get waiting(): boolean {
+    return this.#waiting;
+  }
+
+  onChange(listener: (waiting: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  set(waiting: boolean): void {
+    if (this.#waiting === waiting) return;
+    this.#waiting = waiting;
+    for (const listener of this.#listeners) listener(waiting);
+  }
+}
+
+/**
+ * OAuth for an HTTP server, unless its headers carry an Authorization of their own (a static
+ * token): tokens and registrations in the server's own file under the config directory; the
+ * authorization URL printed on stderr for the user to open, the built-in loopback listener
+ * catching the redirect; `--client-id`, `--client-secret-env`, `--grant`, `--scope` as given.
+ */
+export function oauthOptions(
+  cli: CliArguments,
+  server: string,
+  url: string,
+  headers: Readonly<Record<string, unknown>>,
+  output: Output,
+  wait: AuthorizationWait,
+): OAuthOptions | undefined {
+  const staticToken = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  const flags = httpOnlyFlags(cli).filter((flag) => flag !== '--header' && flag !== '--allow-insecure');
+  if (staticToken) {
+    if (flags.length > 0) {
+      throw new UsageProblem(
+        `${flags.join(', ')} ${flags.length === 1 ? 'is' : 'are'} for OAuth, and the server's headers already carry an Authorization (a static token); keep one of the two`,
+      );
+    }
+    return undefined;
+  }
+  let clientSecret: Secret | undefined;
+  if (cli.clientSecretEnv !== undefined) {
+    const value = process.env[cli.clientSecretEnv];
+    if (value === undefined || value === '') {
+      throw new UsageProblem(
+        `--client-secret-env ${cli.clientSecretEnv}: ${cli.clientSecretEnv} is not set in this environment`,
+      );
+    }
+    clientSecret = new Secret(value);
+  }
+  if (cli.grant === 'client_credentials' && cli.clientId === undefined) {
+    throw new UsageProblem(
+      '--grant client_credentials needs the client registered for it: --client-id <id> --client-secret-env <NAME>',
+    );
+  }
+  const subscription = (message: unknown) => {
+    const { server: from, event } = message as { server?: string; event?: string };
+    if (from === server && (event === 'authorized' || event === 'failed')) wait.set(false);
+  };
+  dc.subscribe('conduit-mcp:auth', subscription);
+  return {
+    store: tokenStoreFor(url),
+    ...(cli.grant !== undefined ? { grant: cli.grant } : {}),
+    ...(cli.clientId !== undefined ? { clientId: cli.clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(cli.scopes.length > 0 ? { scopes: cli.scopes } : {}),
+    onAuthorizationUrl: async (authorizationUrl: URL) => {
+      wait.set(true);
+      output.err(
+        `conduit-mcp: ${output.policy.line(server)} needs your authorization: open this URL in a browser (conduit-mcp waits for the redirect):\n  ${output.policy.line(authorizationUrl.href)}`,
+      );
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { FileTokenStore } from '../index.js';
+
+/**
+ * conduit-mcp's own directory: `%APPDATA%\conduit-mcp` on Windows, else
+ * `$XDG_CONFIG_HOME/conduit-mcp` (an absolute XDG_CONFIG_HOME only, as the XDG spec says), else
+ * `~/.config/conduit-mcp`.
+ */
+export function configDirectory(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (platform === 'win32') {
+    return path.win32.join(env.APPDATA || path.win32.join(home, 'AppData', 'Roaming'), 'conduit-mcp');
+  }
+  const xdg = env.XDG_CONFIG_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'conduit-mcp');
+}
+
+/** A server is its endpoint without query or fragment: `https://host/mcp?x=1` is `https://host/mcp`. */
+export function serverKey(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/**
+ * The file that holds one server's OAuth tokens and client registrations:
+ * `<config directory>/tokens/<host>_<port>-<path>-<hash>.json`. The readable part is for people
+ * looking at the directory; the hash of the whole endpoint keeps two servers apart.
+ */
+export function tokenFile(url: string, directory: string = configDirectory()): string {
+  const key = serverKey(url);
+  const parsed = new URL(key);
+  const readable =
+    `${parsed.hostname}_${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}${parsed.pathname}`
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/-+$/, '')
+      .slice(0, 80);
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 12);
+  return path.join(directory, 'tokens', `${readable}-${hash}.json`);
+}
+
+/** The store the CLI gives a server's OAuth: its own file, owner-only (0600 in a 0700 directory). */
+export function tokenStoreFor(url: string, directory?: string): FileTokenStore {
+  return new FileTokenStore(tokenFile(url, directory));
+}
