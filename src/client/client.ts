@@ -262,12 +262,13 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection.
    * For a listed tool with an `outputSchema`, `structuredContent` is checked (ProtocolError if not).
    */
-  async callTool(
+  callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
-    const result = (await this.request('tools/call', params, options)) as CallToolResult;
-    return this.#outputSchemas.check(params.name, result);
+    return this.request('tools/call', params, options).then((result) =>
+      this.#outputSchemas.check(params.name, result as CallToolResult),
+    );
   }
 
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {

@@ -53,7 +53,7 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerSlot | undefined;
   totalTimer: NodeJS.Timeout | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -80,6 +80,18 @@ export interface ConnectionEvents {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * A request's timeout timer and the request it currently times. A settled request's timer is kept
+ * (unref'd, still armed) for the next request of the same timeout, which re-arms it with
+ * `refresh()`: one request after another then costs no new timer (and Node keeps its timer list
+ * instead of creating and dropping it each time). A kept timer that fires times nothing.
+ */
+interface TimerSlot {
+  pending: Pending | undefined;
+  readonly ms: number;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
  * JSON-RPC over one transport instance: unique ids, the pending map, timeouts, AbortSignal ->
  * `notifications/cancelled`, progress routing. Every request settles exactly once: its result,
  * the server's error (McpError), or a typed rejection; none stays pending once the transport closes.
@@ -89,6 +101,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   readonly #name: string | undefined;
   readonly #defaultTimeout: number;
   readonly #pending = new Map<RequestId, Pending>();
+  /** A settled request's timer, kept for the next request (see TimerSlot). */
+  #spareTimer: TimerSlot | undefined;
   #nextId = 1;
   #closeReason: CloseReason | undefined;
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
@@ -151,7 +165,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       };
     }
     const id = options.id ?? this.#freshId();
-    if (this.#pending.has(id)) {
+    if (options.id !== undefined && this.#pending.has(id)) {
       // Ids are the client's: a chosen id (the library's own listen streams) never shadows another.
       return {
         id: undefined,
@@ -184,7 +198,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     });
     this.#pending.set(id, pending);
     if (Number.isFinite(pending.timeout)) {
-      pending.timer = setTimeout(this.#onTimeout, Math.min(pending.timeout, MAX_TIMER_MS), pending, false);
+      this.#armTimer(pending, Math.min(pending.timeout, MAX_TIMER_MS));
     }
     if (options.maxTotalTimeout !== undefined && Number.isFinite(options.maxTotalTimeout)) {
       pending.totalTimer = setTimeout(
@@ -267,6 +281,44 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#nextId++;
   }
 
+  #armTimer(pending: Pending, ms: number): void {
+    let slot = this.#spareTimer;
+    if (slot !== undefined && slot.ms === ms) {
+      this.#spareTimer = undefined;
+      slot.pending = pending;
+      slot.timer.ref();
+      slot.timer.refresh();
+    } else {
+      const fresh = { pending, ms } as { pending: Pending | undefined; ms: number; timer: NodeJS.Timeout };
+      fresh.timer = setTimeout(this.#onTimer, ms, fresh);
+      slot = fresh;
+    }
+    pending.timer = slot;
+  }
+
+  /** Stops timing the request: its timer is kept as the spare, or cleared if there is one. */
+  #releaseTimer(pending: Pending): void {
+    const slot = pending.timer;
+    if (slot === undefined) return;
+    pending.timer = undefined;
+    slot.pending = undefined;
+    if (this.#spareTimer === undefined && this.#closeReason === undefined) {
+      slot.timer.unref();
+      this.#spareTimer = slot;
+    } else {
+      clearTimeout(slot.timer);
+    }
+  }
+
+  readonly #onTimer = (slot: TimerSlot) => {
+    const pending = slot.pending;
+    if (pending === undefined) {
+      if (this.#spareTimer === slot) this.#spareTimer = undefined;
+      return;
+    }
+    this.#onTimeout(pending, false);
+  };
+
   readonly #onTimeout = (pending: Pending, total: boolean, totalMs?: number) => {
     const error = new RequestTimeoutError(pending.method, total ? totalMs! : pending.timeout, {
       server: this.#name,
@@ -278,7 +330,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;
     this.#pending.delete(pending.id);
-    clearTimeout(pending.timer);
+    this.#releaseTimer(pending);
     clearTimeout(pending.totalTimer);
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     if (pending.heldProgress) this.#deliverHeldProgress(pending);
@@ -340,7 +392,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
-    if (pending.resetTimeoutOnProgress) pending.timer?.refresh();
+    if (pending.resetTimeoutOnProgress) pending.timer?.timer.refresh();
     const {
       progressToken: _token,
       _meta: _ignored,
@@ -375,8 +427,10 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     this.#closeReason = reason;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
+    if (this.#spareTimer) clearTimeout(this.#spareTimer.timer);
+    this.#spareTimer = undefined;
     for (const entry of pending) {
-      clearTimeout(entry.timer);
+      this.#releaseTimer(entry);
       clearTimeout(entry.totalTimer);
       if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));

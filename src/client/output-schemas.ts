@@ -33,10 +33,17 @@ export class OutputSchemas {
     this.#schemas.clear();
   }
 
-  /** Throws ProtocolError when a tool with an outputSchema returned no or non-matching structuredContent. */
-  async check(name: string, result: CallToolResult): Promise<CallToolResult> {
+  /**
+   * Throws ProtocolError when a tool with an outputSchema returned no or non-matching
+   * structuredContent. Returns the result itself, not a promise, when there is nothing to check.
+   */
+  check(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
     const schema = this.#schemas.get(name);
     if (!schema || result?.isError === true) return result;
+    return this.#checkStructured(name, schema, result);
+  }
+
+  async #checkStructured(name: string, schema: object, result: CallToolResult): Promise<CallToolResult> {
     if (result.structuredContent === undefined) {
       throw new ProtocolError(`tool ${name} declares an outputSchema but returned no structuredContent`, {
         server: this.#server,
