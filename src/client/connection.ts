@@ -81,14 +81,28 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A request's timeout timer and the request it currently times. A settled request's timer is kept
- * (unref'd, still armed) for the next request of the same timeout, which re-arms it with
- * `refresh()`: one request after another then costs no new timer (and Node keeps its timer list
- * instead of creating and dropping it each time). A kept timer that fires times nothing.
+ * (unref'd, still armed) for the next request of the same timeout, of any connection, which
+ * re-arms it with `refresh()`: one request after another then costs no new timer (and Node keeps
+ * its timer list instead of creating and dropping it each time). A kept timer that fires times
+ * nothing. One is kept per process, not per connection: an idle client holds no timer.
  */
 interface TimerSlot {
   pending: Pending | undefined;
+  /** The timed request's connection's timeout handler, while it times one. */
+  fire: ((pending: Pending, total: boolean) => void) | undefined;
   readonly ms: number;
   readonly timer: NodeJS.Timeout;
+}
+
+let spareTimer: TimerSlot | undefined;
+
+function onTimer(slot: TimerSlot): void {
+  const { pending, fire } = slot;
+  if (pending === undefined || fire === undefined) {
+    if (spareTimer === slot) spareTimer = undefined;
+    return;
+  }
+  fire(pending, false);
 }
 
 /**
@@ -101,8 +115,6 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   readonly #name: string | undefined;
   readonly #defaultTimeout: number;
   readonly #pending = new Map<RequestId, Pending>();
-  /** A settled request's timer, kept for the next request (see TimerSlot). */
-  #spareTimer: TimerSlot | undefined;
   #nextId = 1;
   #closeReason: CloseReason | undefined;
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
@@ -282,15 +294,18 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   }
 
   #armTimer(pending: Pending, ms: number): void {
-    let slot = this.#spareTimer;
+    let slot = spareTimer;
     if (slot !== undefined && slot.ms === ms) {
-      this.#spareTimer = undefined;
+      spareTimer = undefined;
       slot.pending = pending;
+      slot.fire = this.#onTimeout;
       slot.timer.ref();
       slot.timer.refresh();
     } else {
-      const fresh = { pending, ms } as { pending: Pending | undefined; ms: number; timer: NodeJS.Timeout };
-      fresh.timer = setTimeout(this.#onTimer, ms, fresh);
+      const fresh = { pending, fire: this.#onTimeout, ms } as Omit<TimerSlot, 'timer'> & {
+        timer: NodeJS.Timeout;
+      };
+      fresh.timer = setTimeout(onTimer, ms, fresh);
       slot = fresh;
     }
     pending.timer = slot;
@@ -302,22 +317,14 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     if (slot === undefined) return;
     pending.timer = undefined;
     slot.pending = undefined;
-    if (this.#spareTimer === undefined && this.#closeReason === undefined) {
+    slot.fire = undefined;
+    if (spareTimer === undefined) {
       slot.timer.unref();
-      this.#spareTimer = slot;
+      spareTimer = slot;
     } else {
       clearTimeout(slot.timer);
     }
   }
-
-  readonly #onTimer = (slot: TimerSlot) => {
-    const pending = slot.pending;
-    if (pending === undefined) {
-      if (this.#spareTimer === slot) this.#spareTimer = undefined;
-      return;
-    }
-    this.#onTimeout(pending, false);
-  };
 
   readonly #onTimeout = (pending: Pending, total: boolean, totalMs?: number) => {
     const error = new RequestTimeoutError(pending.method, total ? totalMs! : pending.timeout, {
@@ -427,8 +434,6 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     this.#closeReason = reason;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
-    if (this.#spareTimer) clearTimeout(this.#spareTimer.timer);
-    this.#spareTimer = undefined;
     for (const entry of pending) {
       this.#releaseTimer(entry);
       clearTimeout(entry.totalTimer);

@@ -8,7 +8,8 @@ import { describeSchemaErrors, type SchemaValidator } from '../protocol/schema-v
  * Schemas are kept as the server sent them, unchanged.
  */
 export class OutputSchemas {
-  readonly #schemas = new Map<string, object>();
+  /** Made on the first schema: a server without output schemas costs none. */
+  #schemas: Map<string, object> | undefined;
   readonly #server: string;
   readonly #validate: SchemaValidator;
 
@@ -23,14 +24,17 @@ export class OutputSchemas {
     if (!Array.isArray(tools)) return;
     for (const tool of tools) {
       if (typeof tool?.name !== 'string') continue;
-      if (typeof tool.outputSchema === 'object' && tool.outputSchema !== null)
+      if (typeof tool.outputSchema === 'object' && tool.outputSchema !== null) {
+        this.#schemas ??= new Map();
         this.#schemas.set(tool.name, tool.outputSchema);
-      else this.#schemas.delete(tool.name);
+      } else {
+        this.#schemas?.delete(tool.name);
+      }
     }
   }
 
   clear(): void {
-    this.#schemas.clear();
+    this.#schemas = undefined;
   }
 
   /**
@@ -38,7 +42,7 @@ export class OutputSchemas {
    * structuredContent. Returns the result itself, not a promise, when there is nothing to check.
    */
   check(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
-    const schema = this.#schemas.get(name);
+    const schema = this.#schemas?.get(name);
     if (!schema || result?.isError === true) return result;
     return this.#checkStructured(name, schema, result);
   }
