@@ -12,6 +12,7 @@ import type {
 import type { PreparedMeta } from '../jsonrpc/serialize.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 import { callUser, SafeEmitter } from '../user-code.js';
+import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 /** A `notifications/progress` payload. */
 export interface Progress {
@@ -53,8 +54,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
-  timer: TimerSlot | undefined;
-  totalTimer: NodeJS.Timeout | undefined;
+  timer: PausableTimer | undefined;
+  totalTimer: PausableTimer | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
   onProgress: ((progress: Progress) => void) | undefined;
@@ -76,35 +77,6 @@ export interface ConnectionEvents {
   close: [reason: CloseReason];
 }
 
-/** setTimeout's ceiling; longer waits would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * A request's timeout timer and the request it currently times. A settled request's timer is kept
- * (unref'd, still armed) for the next request of the same timeout, of any connection, which
- * re-arms it with `refresh()`: one request after another then costs no new timer (and Node keeps
- * its timer list instead of creating and dropping it each time). A kept timer that fires times
- * nothing. One is kept per process, not per connection: an idle client holds no timer.
- */
-interface TimerSlot {
-  pending: Pending | undefined;
-  /** The timed request's connection's timeout handler, while it times one. */
-  fire: ((pending: Pending, total: boolean) => void) | undefined;
-  readonly ms: number;
-  readonly timer: NodeJS.Timeout;
-}
-
-let spareTimer: TimerSlot | undefined;
-
-function onTimer(slot: TimerSlot): void {
-  const { pending, fire } = slot;
-  if (pending === undefined || fire === undefined) {
-    if (spareTimer === slot) spareTimer = undefined;
-    return;
-  }
-  fire(pending, false);
-}
-
 /**
  * JSON-RPC over one transport instance: unique ids, the pending map, timeouts, AbortSignal ->
  * `notifications/cancelled`, progress routing. Every request settles exactly once: its result,
@@ -117,6 +89,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   readonly #pending = new Map<RequestId, Pending>();
   #nextId = 1;
   #closeReason: CloseReason | undefined;
+  /** Request timeouts (and the handshake's), stopped while the transport waits for the user's consent. */
+  readonly clock = new PausableClock();
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
   onRequest: ((request: JsonRpcRequest) => void) | undefined;
 
@@ -131,6 +105,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       const pending = this.#pending.get(id);
       if (pending) this.#settle(pending, error);
     });
+    transport.on('awaitingUser', (waiting) => (waiting ? this.clock.pause() : this.clock.resume()));
   }
 
   get transport(): Transport {
@@ -210,16 +185,11 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     });
     this.#pending.set(id, pending);
     if (Number.isFinite(pending.timeout)) {
-      this.#armTimer(pending, Math.min(pending.timeout, MAX_TIMER_MS));
+      pending.timer = this.clock.setTimeout(() => this.#onTimeout(pending, false), pending.timeout);
     }
-    if (options.maxTotalTimeout !== undefined && Number.isFinite(options.maxTotalTimeout)) {
-      pending.totalTimer = setTimeout(
-        this.#onTimeout,
-        Math.min(options.maxTotalTimeout, MAX_TIMER_MS),
-        pending,
-        true,
-        options.maxTotalTimeout,
-      );
+    const total = options.maxTotalTimeout;
+    if (total !== undefined && Number.isFinite(total)) {
+      pending.totalTimer = this.clock.setTimeout(() => this.#onTimeout(pending, true, total), total);
     }
     if (signal) {
       pending.onAbort = () =>
@@ -293,39 +263,6 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#nextId++;
   }
 
-  #armTimer(pending: Pending, ms: number): void {
-    let slot = spareTimer;
-    if (slot !== undefined && slot.ms === ms) {
-      spareTimer = undefined;
-      slot.pending = pending;
-      slot.fire = this.#onTimeout;
-      slot.timer.ref();
-      slot.timer.refresh();
-    } else {
-      const fresh = { pending, fire: this.#onTimeout, ms } as Omit<TimerSlot, 'timer'> & {
-        timer: NodeJS.Timeout;
-      };
-      fresh.timer = setTimeout(onTimer, ms, fresh);
-      slot = fresh;
-    }
-    pending.timer = slot;
-  }
-
-  /** Stops timing the request: its timer is kept as the spare, or cleared if there is one. */
-  #releaseTimer(pending: Pending): void {
-    const slot = pending.timer;
-    if (slot === undefined) return;
-    pending.timer = undefined;
-    slot.pending = undefined;
-    slot.fire = undefined;
-    if (spareTimer === undefined) {
-      slot.timer.unref();
-      spareTimer = slot;
-    } else {
-      clearTimeout(slot.timer);
-    }
-  }
-
   readonly #onTimeout = (pending: Pending, total: boolean, totalMs?: number) => {
     const error = new RequestTimeoutError(pending.method, total ? totalMs! : pending.timeout, {
       server: this.#name,
@@ -337,8 +274,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;
     this.#pending.delete(pending.id);
-    this.#releaseTimer(pending);
-    clearTimeout(pending.totalTimer);
+    pending.timer?.clear();
+    pending.totalTimer?.clear();
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     if (pending.heldProgress) this.#deliverHeldProgress(pending);
     if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
@@ -399,7 +336,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
-    if (pending.resetTimeoutOnProgress) pending.timer?.timer.refresh();
+    if (pending.resetTimeoutOnProgress) pending.timer?.refresh();
     const {
       progressToken: _token,
       _meta: _ignored,
@@ -435,8 +372,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of pending) {
-      this.#releaseTimer(entry);
-      clearTimeout(entry.totalTimer);
+      entry.timer?.clear();
+      entry.totalTimer?.clear();
       if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));
     }
