@@ -20,6 +20,7 @@ import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
 import { establishSession, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
+import { keepAlive } from './keepalive.js';
 import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
@@ -62,8 +63,13 @@ export interface SupervisorConfig {
   connectTimeout: number;
   reconnect: ReconnectPolicy;
   context: SessionContext;
+<<<<<<< HEAD
   /** Receives every event (one function, not a listener table per client). */
   onEvent: (event: keyof SupervisorEvents, args: unknown[]) => void;
+=======
+  /** Legacy: ms between liveness pings; none when undefined. */
+  pingInterval?: number | undefined;
+>>>>>>> main
 }
 
 /** Failures that starting again cannot heal: reported at once, never retried. */
@@ -249,7 +255,17 @@ export class Supervisor {
         attempt = 0;
       }, this.#config.reconnect.resetAfter);
       healthy.unref();
+      const { pingInterval, context } = this.#config;
+      const stopPinging =
+        pingInterval !== undefined && session.era === 'legacy'
+          ? keepAlive(this.#connection!, {
+              name: this.#config.name,
+              interval: pingInterval,
+              warn: context.warn,
+            })
+          : undefined;
       const reason = await this.#closed(this.#connection!);
+      stopPinging?.();
       clearTimeout(healthy);
       session.dispose();
       if (this.#isClosed()) return;
