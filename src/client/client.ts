@@ -40,10 +40,7 @@ import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { normalizeRoots, type Root } from './roots.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
-<<<<<<< HEAD
 import { type ClientState, type LifecycleEvents, Supervisor, type SupervisorEvents } from './supervisor.js';
-=======
-import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
 import {
   type ListTasksResult,
   readTask,
@@ -52,7 +49,6 @@ import {
   taskCapabilityError,
   tasksMethodRefusal,
 } from './tasks.js';
->>>>>>> main
 import type { ClientWarning } from './warnings.js';
 
 /**
@@ -340,15 +336,10 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection.
    * For a listed tool with an `outputSchema`, `structuredContent` is checked (ProtocolError if not).
    */
-  callTool(
+  async callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
-<<<<<<< HEAD
-    return this.request('tools/call', params, options).then((result) =>
-      this.#outputSchemas.check(params.name, result as CallToolResult),
-    );
-=======
     const session = this.#supervisor.session;
     if (session !== undefined && session.era === 'legacy') {
       if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
@@ -356,7 +347,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     }
     const result = (await this.request('tools/call', params, options)) as CallToolResult;
     return this.#outputSchemas.check(params.name, result);
->>>>>>> main
   }
 
   /**

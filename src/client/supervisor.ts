@@ -63,13 +63,10 @@ export interface SupervisorConfig {
   connectTimeout: number;
   reconnect: ReconnectPolicy;
   context: SessionContext;
-<<<<<<< HEAD
   /** Receives every event (one function, not a listener table per client). */
   onEvent: (event: keyof SupervisorEvents, args: unknown[]) => void;
-=======
   /** Legacy: ms between liveness pings; none when undefined. */
   pingInterval?: number | undefined;
->>>>>>> main
 }
 
 /** Failures that starting again cannot heal: reported at once, never retried. */

@@ -243,12 +243,8 @@ export class LegacySession implements Session {
       return;
     }
     if (notification.method !== 'notifications/cancelled') return;
-<<<<<<< HEAD
-    const requestId = (notification.params as { requestId?: RequestId } | undefined)?.requestId;
-    const controller = requestId === undefined ? undefined : this.#answering?.get(requestId);
-=======
     const { requestId, reason } = (notification.params ?? {}) as { requestId?: RequestId; reason?: unknown };
-    const controller = requestId === undefined ? undefined : this.#answering.get(requestId);
+    const controller = requestId === undefined ? undefined : this.#answering?.get(requestId);
     if (requestId !== undefined) {
       const why = typeof reason === 'string' ? reason : undefined;
       logCancellation(
@@ -259,7 +255,6 @@ export class LegacySession implements Session {
       );
     }
     // Invalid cancellations (unknown or finished ids, no id) are ignored.
->>>>>>> main
     if (!controller) return;
     // The server gave up on its request: stop the handler and send no answer.
     this.#answering?.delete(requestId!);
