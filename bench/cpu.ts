@@ -4,6 +4,7 @@
 //
 //   node --import tsx bench/cpu.ts [--era modern|legacy] [--clients raw,conduit] [--rounds 10]
 //                                  [--calls 5000] [--in-flight-calls 20000]
+//                                  [--workloads sequential,in-flight]
 import { parseArgs } from 'node:util';
 import { CLIENTS, type ClientId } from './clients/index.js';
 import { killStrayServers } from './core/processes.js';
@@ -19,12 +20,16 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '10' },
     calls: { type: 'string', default: '5000' },
     'in-flight-calls': { type: 'string', default: '20000' },
+    workloads: { type: 'string', default: 'sequential,in-flight' },
   },
 });
 const mode = values.era === 'legacy' ? 'legacy' : 'modern';
 const ids = values.clients.split(',') as ClientId[];
 for (const id of ids) if (!(id in CLIENTS)) throw new Error(`--clients: unknown client ${id}`);
-const workloads = [sequential(Number(values.calls)), inFlight(Number(values['in-flight-calls']), 256)];
+const chosen = new Set(values.workloads.split(','));
+const workloads = [sequential(Number(values.calls)), inFlight(Number(values['in-flight-calls']), 256)].filter(
+  (workload) => chosen.has(workload.id),
+);
 
 const connections = await Promise.all(ids.map((id) => CLIENTS[id].connect({ mode })));
 const cpu = new Map(workloads.map((w) => [w.id, new Map(ids.map((id) => [id, [] as number[]]))]));

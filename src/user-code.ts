@@ -37,18 +37,31 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 // biome-ignore lint/suspicious/noExplicitAny: mirrors EventEmitter's own type parameter
 export class SafeEmitter<T extends Record<keyof T, any[]> = Record<string, any[]>> extends EventEmitter<T> {}
 
+type Listener = (...args: unknown[]) => unknown;
+
 function safeEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
-  const listeners = this.rawListeners(event) as Array<(...args: unknown[]) => unknown>;
-  if (listeners.length === 0) return false;
-  // callUser's rule, inlined: this runs for every message.
-  for (const listener of listeners) {
-    try {
-      const returned = Reflect.apply(listener, this, args);
-      if (isThenable(returned)) returned.then(undefined, rethrowLater);
-    } catch (error) {
-      rethrowLater(error);
-    }
+  // EventEmitter keeps a lone listener as the function itself: called without copying a list (this
+  // runs for every message). Several are copied first, as EventEmitter does, so that a listener
+  // added or removed meanwhile does not change this emit.
+  const stored = (this as { _events?: Record<string | symbol, Listener | Listener[] | undefined> })._events;
+  const one = stored?.[event];
+  if (typeof one === 'function') {
+    callListener(this, one, args);
+    return true;
   }
+  const listeners = this.rawListeners(event) as Listener[];
+  if (listeners.length === 0) return false;
+  for (const listener of listeners) callListener(this, listener, args);
   return true;
+}
+
+/** callUser's rule, inlined. */
+function callListener(emitter: EventEmitter, listener: Listener, args: unknown[]): void {
+  try {
+    const returned = Reflect.apply(listener, emitter, args);
+    if (isThenable(returned)) returned.then(undefined, rethrowLater);
+  } catch (error) {
+    rethrowLater(error);
+  }
 }
 (SafeEmitter.prototype as EventEmitter).emit = safeEmit;

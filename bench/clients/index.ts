@@ -1,7 +1,7 @@
 // Every client the bench compares, by id. Adding one: a file beside this one that exports a
 // ClientKind (see raw.ts for the smallest), and a line here.
 import { conduit } from './conduit.js';
-import { raw } from './raw.js';
+import { rawPipe } from './raw.js';
 import { SDK1_VERSION, sdk1 } from './sdk1.js';
 import { SDK2_VERSION, sdk2 } from './sdk2.js';
 import type { ClientId, ClientKind } from './types.js';
@@ -10,7 +10,10 @@ export * from './types.js';
 export { SDK1_VERSION, SDK2_VERSION };
 
 export const CLIENTS: Record<ClientId, ClientKind> = {
-  raw,
+  // The floor spawns as conduit-mcp does (its own session and process group, on POSIX), so that
+  // both servers are scheduled alike; raw-attached spawns as the official clients do (see raw.ts).
+  raw: rawPipe('raw', 'raw pipe', process.platform !== 'win32'),
+  'raw-attached': rawPipe('raw-attached', 'raw pipe, server in our session', false),
   conduit: conduit('conduit', 'conduit-mcp', 'auto'),
   'conduit-legacy': conduit('conduit-legacy', 'conduit-mcp', 'legacy'),
   'conduit-baseline': conduit('conduit-baseline', 'conduit-mcp (BENCH_CONDUIT_BASELINE)', 'auto', true),

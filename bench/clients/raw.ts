@@ -1,10 +1,16 @@
 // The raw baseline, the floor: spawn the server, write lines, read lines; no library, no timeouts,
 // no validation. In the modern era it sends the full envelope on every request, as a real client
 // must: protocol version, client capabilities and client info in each request's `_meta`.
+//
+// `detached`: the server gets its own session and process group, as conduit-mcp spawns it (so that
+// shutdown can signal the whole tree). On Linux with sched_autogroup_enabled=1 a new session is a
+// new scheduling autogroup, and on a loaded machine that alone makes every round trip slower (2x
+// to 3x sequential, measured): the floor must pay it too for the ratio to measure our code.
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import {
   CLIENT_INFO,
+  type ClientId,
   type ClientKind,
   minimalEnvironment,
   type ServerSpec,
@@ -25,12 +31,12 @@ class RawConnection {
   #held: Buffer[] = [];
   closedBecause: string | undefined;
 
-  constructor(spec: ServerSpec) {
+  constructor(spec: ServerSpec, detached: boolean) {
     this.#modern = spec.mode === 'modern';
     this.child = spawn(process.execPath, serverArgs(spec), {
       env: minimalEnvironment(),
       stdio: ['pipe', 'pipe', 'inherit'],
-      detached: process.env.BENCH_RAW_DETACHED === '1',
+      detached,
     });
     this.child.stdout.on('data', (chunk: Buffer) => this.#onData(chunk));
     this.child.stdin.on('error', () => {});
@@ -108,13 +114,13 @@ class RawConnection {
   }
 }
 
-export const raw: ClientKind = {
-  id: 'raw',
-  label: 'raw pipe',
+export const rawPipe = (id: ClientId, label: string, detached: boolean): ClientKind => ({
+  id,
+  label,
   mode: 'knows the era',
   load: async () => undefined,
   async connect(spec) {
-    const connection = new RawConnection(spec);
+    const connection = new RawConnection(spec, detached);
     await new Promise<void>((resolve, reject) => {
       connection.child.once('spawn', resolve);
       connection.child.once('error', reject);
@@ -131,4 +137,4 @@ export const raw: ClientKind = {
     }
     return connection;
   },
-};
+});

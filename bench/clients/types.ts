@@ -45,6 +45,7 @@ export function minimalEnvironment(): Record<string, string> {
 
 export type ClientId =
   | 'raw'
+  | 'raw-attached'
   | 'conduit'
   | 'conduit-legacy'
   | 'conduit-baseline'

@@ -49,7 +49,7 @@ export async function runFramingBench(options: FramingBenchOptions = {}): Promis
     cases.push(
       await measure(
         workload,
-        plansFor(name, runs, official64MiBRuns, notes, options.official64MiBTimeLimitMs),
+        plansFor(name, runs, official64MiBRuns, notes, options.official64MiBTimeLimitMs, options.warmups),
       ),
     );
     await new Promise((resolve) => setImmediate(resolve));

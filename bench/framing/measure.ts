@@ -176,6 +176,7 @@ export function plansFor(
   official64MiBRuns: number,
   notes: string[],
   official64MiBTimeLimitMs?: number,
+  warmups = 2,
 ) {
   const all = (plan: Plan): Record<ReaderName, Plan> => ({
     ours: plan,
@@ -183,9 +184,10 @@ export function plansFor(
     oursParseOnly: plan,
     officialParseOnly: plan,
   });
-  if (name === 'small') return all({ warmup: 2, runs });
-  if (name === '1') return all({ warmup: 2, runs: runs * 3 }); // short runs: more of them
-  if (name === '8') return all({ warmup: 2, runs });
+  const warmup = Math.max(1, warmups);
+  if (name === 'small') return all({ warmup, runs });
+  if (name === '1') return all({ warmup, runs: runs * 3 }); // short runs: more of them
+  if (name === '8') return all({ warmup, runs });
   const limit = official64MiBTimeLimitMs;
   const note =
     `official reader capped at ${official64MiBRuns} run(s) without warm-up` +

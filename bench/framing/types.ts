@@ -19,6 +19,8 @@ export interface FramingBenchOptions {
    * terminated) and report it as slower than that. @defaultValue no limit (two minutes and more)
    */
   readonly official64MiBTimeLimitMs?: number;
+  /** Warm-up runs per reader on the small, 1 and 8 MiB cases (the first checks the output). @defaultValue 2 */
+  readonly warmups?: number;
   /** Which cases to run, in order. @defaultValue ['small', '1', '8', '64'] */
   readonly cases?: readonly FramingCaseName[];
   /** Write bench/results/framing-<timestamp>.json. @defaultValue true */

@@ -30,7 +30,8 @@ interface Entry {
  * context), so `private` and `public` entries are both kept.
  */
 export class ResultCache {
-  readonly #entries = new Map<string, Entry>();
+  /** Made on the first entry: most clients never cache anything. */
+  #entries: Map<string, Entry> | undefined;
   readonly #now: () => number;
 
   constructor(now: () => number = Date.now) {
@@ -38,15 +39,15 @@ export class ResultCache {
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#entries?.size ?? 0;
   }
 
   get(method: string, params: JsonObject | undefined): unknown {
     const key = cacheKey(method, params);
-    const entry = this.#entries.get(key);
+    const entry = this.#entries?.get(key);
     if (!entry) return undefined;
     if (this.#now() < entry.expires) return entry.result;
-    this.#entries.delete(key);
+    this.#entries?.delete(key);
     return undefined;
   }
 
@@ -54,26 +55,30 @@ export class ResultCache {
     const ttl = freshFor(result);
     if (ttl === 0 || !CACHEABLE_METHODS.has(method)) return;
     const key = cacheKey(method, params);
-    this.#entries.delete(key);
-    if (this.#entries.size >= MAX_CACHE_ENTRIES) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+    this.#entries ??= new Map();
+    const entries = this.#entries;
+    entries.delete(key);
+    if (entries.size >= MAX_CACHE_ENTRIES) {
+      const oldest = entries.keys().next().value;
+      if (oldest !== undefined) entries.delete(oldest);
     }
     const uri = typeof params?.uri === 'string' ? params.uri : undefined;
-    this.#entries.set(key, { result, expires: this.#now() + ttl, method, uri });
+    entries.set(key, { result, expires: this.#now() + ttl, method, uri });
   }
 
   /** Drops every entry of these methods (a list_changed notification). */
   invalidate(...methods: string[]): void {
-    for (const [key, entry] of this.#entries) if (methods.includes(entry.method)) this.#entries.delete(key);
+    const entries = this.#entries;
+    if (entries) for (const [key, entry] of entries) if (methods.includes(entry.method)) entries.delete(key);
   }
 
   /** Drops the reads of a resource (a resources/updated notification). */
   invalidateUri(uri: string): void {
-    for (const [key, entry] of this.#entries) if (entry.uri === uri) this.#entries.delete(key);
+    const entries = this.#entries;
+    if (entries) for (const [key, entry] of entries) if (entry.uri === uri) entries.delete(key);
   }
 
   clear(): void {
-    this.#entries.clear();
+    this.#entries = undefined;
   }
 }

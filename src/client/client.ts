@@ -23,6 +23,7 @@ import type {
 } from '../protocol/results.js';
 import { capabilitiesFor, type Implementation, type ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
+import type { CloseReason } from '../transport/transport.js';
 import { SafeEmitter } from '../user-code.js';
 import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
@@ -39,7 +40,7 @@ import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { normalizeRoots, type Root } from './roots.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
-import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
+import { type ClientState, type LifecycleEvents, Supervisor, type SupervisorEvents } from './supervisor.js';
 import {
   type ListTasksResult,
   readTask,
@@ -152,16 +153,24 @@ export class Client extends SafeEmitter<ClientEvents> {
       reconnect: this.#options.reconnect,
       pingInterval: this.#options.pingInterval,
       context,
+      onEvent: (event, args) => this.#fromSupervisor(event, args),
     });
-    const supervisor = this.#supervisor;
-    supervisor.on('closed', (reason) => {
-      if (channels.clientClosed.hasSubscribers) channels.clientClosed.publish({ server: this.name, reason });
-    });
-    for (const event of LIFECYCLE_EVENTS) {
-      (supervisor as EventEmitter).on(event, (...args: unknown[]) => emitter.emit(event, ...args));
+  }
+
+  /**
+   * The Supervisor's events: the lifecycle ones and every notification are passed on as they are
+   * (a notification first, then what the Client reads from it); a new session is internal.
+   */
+  #fromSupervisor(event: keyof SupervisorEvents, args: unknown[]): void {
+    if (event === 'session') {
+      this.#onSession(args[0] as Session);
+      return;
     }
-    supervisor.on('notification', (notification) => this.#onNotification(notification));
-    supervisor.on('session', (session) => this.#onSession(session));
+    if (event === 'closed' && channels.clientClosed.hasSubscribers) {
+      channels.clientClosed.publish({ server: this.name, reason: args[0] as CloseReason | undefined });
+    }
+    (this as EventEmitter).emit(event, ...args);
+    if (event === 'notification') this.#onNotification(args[0] as JsonRpcNotification);
   }
 
   get state(): ClientState {

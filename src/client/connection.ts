@@ -162,7 +162,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       };
     }
     const id = options.id ?? this.#freshId();
-    if (this.#pending.has(id)) {
+    if (options.id !== undefined && this.#pending.has(id)) {
       // Ids are the client's: a chosen id (the library's own listen streams) never shadows another.
       return {
         id: undefined,

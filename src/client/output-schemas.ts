@@ -8,7 +8,8 @@ import { describeSchemaErrors, type SchemaValidator } from '../protocol/schema-v
  * Schemas are kept as the server sent them, unchanged.
  */
 export class OutputSchemas {
-  readonly #schemas = new Map<string, object>();
+  /** Made on the first schema: a server without output schemas costs none. */
+  #schemas: Map<string, object> | undefined;
   readonly #server: string;
   readonly #validate: SchemaValidator;
 
@@ -23,20 +24,30 @@ export class OutputSchemas {
     if (!Array.isArray(tools)) return;
     for (const tool of tools) {
       if (typeof tool?.name !== 'string') continue;
-      if (typeof tool.outputSchema === 'object' && tool.outputSchema !== null)
+      if (typeof tool.outputSchema === 'object' && tool.outputSchema !== null) {
+        this.#schemas ??= new Map();
         this.#schemas.set(tool.name, tool.outputSchema);
-      else this.#schemas.delete(tool.name);
+      } else {
+        this.#schemas?.delete(tool.name);
+      }
     }
   }
 
   clear(): void {
-    this.#schemas.clear();
+    this.#schemas = undefined;
   }
 
-  /** Throws ProtocolError when a tool with an outputSchema returned no or non-matching structuredContent. */
-  async check(name: string, result: CallToolResult): Promise<CallToolResult> {
-    const schema = this.#schemas.get(name);
+  /**
+   * Throws ProtocolError when a tool with an outputSchema returned no or non-matching
+   * structuredContent. Returns the result itself, not a promise, when there is nothing to check.
+   */
+  check(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+    const schema = this.#schemas?.get(name);
     if (!schema || result?.isError === true) return result;
+    return this.#checkStructured(name, schema, result);
+  }
+
+  async #checkStructured(name: string, schema: object, result: CallToolResult): Promise<CallToolResult> {
     if (result.structuredContent === undefined) {
       throw new ProtocolError(`tool ${name} declares an outputSchema but returned no structuredContent`, {
         server: this.#server,

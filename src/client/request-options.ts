@@ -4,6 +4,9 @@ import type { RequestOptions } from './connection.js';
 
 const REQUEST_OPTION_KEYS = ['signal', 'timeout', 'onProgress', 'resetTimeoutOnProgress', 'maxTotalTimeout'];
 
+/** The options of a call given none: one frozen object, not a new one per request. */
+const NO_OPTIONS: RequestOptions = Object.freeze({});
+
 const isAbortSignal = (value: unknown): value is AbortSignal =>
   typeof value === 'object' &&
   value !== null &&
@@ -16,7 +19,7 @@ const isAbortSignal = (value: unknown): value is AbortSignal =>
  * UsageError naming the key; durations follow the same rule as every other duration.
  */
 export function normalizeRequestOptions(raw: unknown, server: string, method: string): RequestOptions {
-  if (raw === undefined) return {};
+  if (raw === undefined) return NO_OPTIONS;
   const fail = (_key: string, text: string) => new UsageError(`${server}: ${method}: ${text}`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw fail('options', `the request options must be an object, got ${describe(raw)}`);

@@ -15,7 +15,6 @@ import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { Implementation } from '../protocol/types.js';
 import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
 import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport/transport.js';
-import { SafeEmitter } from '../user-code.js';
 import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
@@ -48,14 +47,6 @@ export interface LifecycleEvents {
   notification: [notification: JsonRpcNotification];
 }
 
-export const LIFECYCLE_EVENTS: readonly (keyof LifecycleEvents)[] = [
-  'ready',
-  'disconnected',
-  'reconnecting',
-  'closed',
-  'notification',
-];
-
 export interface SupervisorEvents extends LifecycleEvents {
   /** A new session is ready (internal: the client restores subscriptions on it). */
   session: [session: Session];
@@ -72,6 +63,8 @@ export interface SupervisorConfig {
   connectTimeout: number;
   reconnect: ReconnectPolicy;
   context: SessionContext;
+  /** Receives every event (one function, not a listener table per client). */
+  onEvent: (event: keyof SupervisorEvents, args: unknown[]) => void;
   /** Legacy: ms between liveness pings; none when undefined. */
   pingInterval?: number | undefined;
 }
@@ -97,7 +90,7 @@ interface Waiter {
  * and when the process exits or the transport closes for any reason but close(), restarts it
  * with exponential backoff and jitter, up to `maxReconnects` consecutive failed attempts.
  */
-export class Supervisor extends SafeEmitter<SupervisorEvents> {
+export class Supervisor {
   readonly #config: SupervisorConfig;
   #state: ClientState = 'idle';
 
@@ -113,12 +106,16 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
   /** The last failure (an attempt's error, or the lost connection): the cause of what follows. */
   #lastError: Error | undefined;
   #firstConnect: Promise<void> | undefined;
-  readonly #waiters = new Set<Waiter>();
+  /** Requests waiting for a session; made on the first. */
+  #waiters: Set<Waiter> | undefined;
   readonly #stop = new AbortController();
 
   constructor(config: SupervisorConfig) {
-    super();
     this.#config = config;
+  }
+
+  #emit<E extends keyof SupervisorEvents>(event: E, ...args: SupervisorEvents[E]): void {
+    this.#config.onEvent(event, args);
   }
 
   get state(): ClientState {
@@ -161,7 +158,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
     if (signal?.aborted) return Promise.reject(new AbortError(method, signal.reason, { server }));
     return new Promise<Session>((resolve, reject) => {
       const done = () => {
-        this.#waiters.delete(waiter);
+        this.#waiters?.delete(waiter);
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
       };
@@ -183,6 +180,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
         ? setTimeout(onTimeout, Math.min(timeout, MAX_TIMER_MS))
         : undefined;
       signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters ??= new Set();
       this.#waiters.add(waiter);
     });
   }
@@ -198,7 +196,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
     this.#rejectWaiters(new ClientClosedError(undefined, { server: this.#config.name }));
     const transport = this.#transport;
     if (transport) await transport.close();
-    if (!wasIdle) this.emit('closed', undefined);
+    if (!wasIdle) this.#emit('closed', undefined);
   }
 
   async #run(resolveFirst: () => void, rejectFirst: (error: Error) => void): Promise<void> {
@@ -243,9 +241,9 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
         serverInfo: session.serverInfo,
       };
       debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
-      this.emit('session', session);
-      this.emit('ready', ready);
-      for (const waiter of [...this.#waiters]) waiter.resolve(session);
+      this.#emit('session', session);
+      this.#emit('ready', ready);
+      if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);
       if (first) {
         first = false;
         resolveFirst();
@@ -272,7 +270,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
       this.#lastReason = reason;
       this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
       this.#state = 'reconnecting';
-      this.emit('disconnected', reason);
+      this.#emit('disconnected', reason);
       if (attempt >= this.#config.reconnect.maxReconnects) {
         this.#giveUp(undefined);
         return;
@@ -333,7 +331,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
       name: config.name,
       requestTimeout: config.requestTimeout,
     });
-    connection.on('notification', (notification) => this.emit('notification', notification));
+    connection.on('notification', (notification) => this.#emit('notification', notification));
     this.#transport = transport;
     this.#connection = connection;
     try {
@@ -374,7 +372,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
       channels.reconnect.publish({ server: this.#config.name, attempt, delay });
     }
     debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
-    this.emit('reconnecting', { attempt, delay, error });
+    this.#emit('reconnecting', { attempt, delay, error });
     const signal = this.#stop.signal;
     if (signal.aborted) return false;
     await new Promise<void>((resolve) => {
@@ -397,11 +395,11 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
     const error = cause ?? this.#closedError();
     this.#rejectWaiters(this.#closedError());
     rejectFirst?.(error);
-    this.emit('closed', reason);
+    this.#emit('closed', reason);
   }
 
   #rejectWaiters(error: Error): void {
-    for (const waiter of [...this.#waiters]) waiter.reject(error);
+    if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.reject(error);
   }
 }
 

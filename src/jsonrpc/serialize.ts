@@ -33,8 +33,13 @@ function escapeLineBreaks(text: string): string {
  */
 export function serialize(message: JsonRpcMessage, meta?: PreparedMeta): string {
   let text: string | undefined;
+  let escaped = false;
   try {
-    text = meta === undefined ? JSON.stringify(message) : stringifyWithMeta(message, meta);
+    if (meta !== undefined) {
+      text = splicedMeta(message, meta);
+      escaped = text !== undefined;
+    }
+    text ??= JSON.stringify(meta === undefined ? message : withMeta(message, meta));
   } catch (error) {
     throw new TypeError(`the message cannot be serialised as JSON: ${(error as Error).message}`, {
       cause: error,
@@ -43,30 +48,32 @@ export function serialize(message: JsonRpcMessage, meta?: PreparedMeta): string 
   if (typeof text !== 'string' || text[0] !== '{') {
     throw new TypeError('a JSON-RPC message must serialise to a JSON object');
   }
-  return `${escapeLineBreaks(text)}\n`;
+  return `${escaped ? text : escapeLineBreaks(text)}\n`;
 }
 
 /**
- * The message's JSON with `meta` spliced in as the last key of its params: no copy of the params,
- * no second serialisation of the meta. `params` is the last key of a request as Connection builds
- * it; anything else (params of their own `_meta`, a toJSON, another key order) takes the copy.
+ * The message's JSON, line breaks escaped, with `meta` spliced in as the last key of its params: no
+ * copy of the params, no second serialisation or scan of the meta. `params` is the last key of a
+ * request as Connection builds it; for anything else (params of their own `_meta`, a toJSON,
+ * another key order) it gives undefined, and the caller serialises the merged copy.
  */
-function stringifyWithMeta(message: JsonRpcMessage, meta: PreparedMeta): string | undefined {
+function splicedMeta(message: JsonRpcMessage, meta: PreparedMeta): string | undefined {
   const { params } = message as { params?: JsonObject };
   if (params === undefined) {
     const text = JSON.stringify(message);
     if (text?.endsWith('}') && !('params' in message))
-      return `${text.slice(0, -1)},"params":{"_meta":${meta.json}}}`;
+      return `${escapeLineBreaks(text).slice(0, -1)},"params":{"_meta":${meta.json}}}`;
   } else if (params._meta === undefined && typeof params.toJSON !== 'function') {
     const text = JSON.stringify(message);
     const keys = Object.keys(message);
     if (text?.endsWith('}}') && keys[keys.length - 1] === 'params') {
-      // "params":{} ends in "{}}": nothing before our key, so no comma.
+      // "params":{} ends in "{}}": nothing before our key, so no comma. (Escaping only rewrites
+      // characters inside strings: the ending stays.)
       const empty = text.charCodeAt(text.length - 3) === 123;
-      return `${text.slice(0, -2)}${empty ? '' : ','}"_meta":${meta.json}}}`;
+      return `${escapeLineBreaks(text).slice(0, -2)}${empty ? '' : ','}"_meta":${meta.json}}}`;
     }
   }
-  return JSON.stringify(withMeta(message, meta));
+  return undefined;
 }
 
 /**

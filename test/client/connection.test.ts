@@ -205,3 +205,31 @@ test('10,000 requests sharing one signal leave no listener, timer or pending ent
   assert.equal(connection.pendingCount, 0);
   await shut(transport);
 });
+
+test('a request after a settled one re-arms the kept timer: its own timeout counts, from its own start', async () => {
+  const { connection, transport } = await connect();
+  // Each answer takes about 200 ms against a 500 ms timeout: the second must not inherit the
+  // first's deadline (it would fire at about 500 ms from the first's start, mid-way through the second).
+  for (let i = 0; i < 3; i++) {
+    assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 200 }), { timeout: 500 }));
+  }
+  // A kept timer that fires while no request uses it times nothing.
+  await sleep(600);
+  assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 100 }), { timeout: 500 }));
+  const started = Date.now();
+  await assert.rejects(
+    connection.request('tools/call', slow({ steps: 1, interval: 2000 }), { timeout: 300 }),
+    (error) => error instanceof RequestTimeoutError && error.timeout === 300,
+  );
+  assert.ok(Date.now() - started >= 290, 'the timeout counted from the request');
+  await shut(transport);
+});
+
+test('the timer kept after a request does not hold the event loop open', async () => {
+  const { connection, transport } = await connect();
+  const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+  const before = timers();
+  await connection.request('ping', undefined, { timeout: 30_000 });
+  assert.equal(timers(), before, 'no ref-ed timer left once the request settled');
+  await shut(transport);
+});

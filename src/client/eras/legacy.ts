@@ -57,9 +57,10 @@ export class LegacySession implements Session {
   readonly #connection: Connection;
   readonly #context: SessionContext;
   /** Server requests being answered, by id, so a server cancellation can stop them. */
-  readonly #answering = new Map<RequestId, AbortController>();
+  /** Made on the first server request (as is #urlElicitations): most sessions get none. */
+  #answering: Map<RequestId, AbortController> | undefined;
   /** URL elicitations a -32042 asked for, by elicitationId, until notifications/elicitation/complete. */
-  readonly #urlElicitations = new Map<string, () => void>();
+  #urlElicitations: Map<string, () => void> | undefined;
 
   constructor(connection: Connection, context: SessionContext, initialized: InitializeResult) {
     this.#connection = connection;
@@ -124,6 +125,7 @@ export class LegacySession implements Session {
     const waits: Array<Promise<void>> = [];
     for (const elicitation of elicitations) {
       const completed = new Promise<void>((resolve, reject) => {
+        this.#urlElicitations ??= new Map();
         this.#urlElicitations.set(elicitation.elicitationId, resolve);
         signal.addEventListener('abort', () => reject(error), { once: true });
       });
@@ -132,7 +134,7 @@ export class LegacySession implements Session {
         action: string;
       };
       if (answer.action !== 'accept') {
-        this.#urlElicitations.delete(elicitation.elicitationId);
+        this.#urlElicitations?.delete(elicitation.elicitationId);
         throw error;
       }
       waits.push(completed);
@@ -140,7 +142,7 @@ export class LegacySession implements Session {
     try {
       await Promise.all(waits);
     } finally {
-      for (const elicitation of elicitations) this.#urlElicitations.delete(elicitation.elicitationId);
+      for (const elicitation of elicitations) this.#urlElicitations?.delete(elicitation.elicitationId);
     }
   }
 
@@ -188,7 +190,7 @@ export class LegacySession implements Session {
       });
       return;
     }
-    if (this.#answering.size >= MAX_HANDLER_RUNS) {
+    if ((this.#answering?.size ?? 0) >= MAX_HANDLER_RUNS) {
       debug(
         '%s: refused %s (id %s): %d handler runs in flight',
         this.#context.name,
@@ -205,11 +207,13 @@ export class LegacySession implements Session {
       return;
     }
     const controller = new AbortController();
-    this.#answering.set(id, controller);
+    this.#answering ??= new Map();
+    const answering = this.#answering;
+    answering.set(id, controller);
     runInputHandler(this.#context, method, request.params, controller.signal).then(
       (result) => {
-        if (this.#answering.get(id) !== controller) return;
-        this.#answering.delete(id);
+        if (answering.get(id) !== controller) return;
+        answering.delete(id);
         if (typeof result !== 'object' || result === null) {
           const message = `the client's ${INPUT_METHODS[method]} handler returned ${result === null ? 'null' : typeof result}, not a result object`;
           this.#connection.respond(id, { error: { code: INTERNAL_ERROR, message } });
@@ -218,8 +222,8 @@ export class LegacySession implements Session {
         this.#connection.respond(id, { result });
       },
       (error: unknown) => {
-        if (this.#answering.get(id) !== controller) return;
-        this.#answering.delete(id);
+        if (answering.get(id) !== controller) return;
+        answering.delete(id);
         const code = error instanceof McpError ? error.code : INTERNAL_ERROR;
         const message = error instanceof Error ? error.message : String(error);
         this.#connection.respond(id, { error: { code, message } });
@@ -231,16 +235,16 @@ export class LegacySession implements Session {
     if (notification.method === 'notifications/elicitation/complete') {
       // Unknown or already completed ids are ignored.
       const id = (notification.params as { elicitationId?: unknown } | undefined)?.elicitationId;
-      const complete = typeof id === 'string' ? this.#urlElicitations.get(id) : undefined;
+      const complete = typeof id === 'string' ? this.#urlElicitations?.get(id) : undefined;
       if (complete) {
-        this.#urlElicitations.delete(id as string);
+        this.#urlElicitations?.delete(id as string);
         complete();
       }
       return;
     }
     if (notification.method !== 'notifications/cancelled') return;
     const { requestId, reason } = (notification.params ?? {}) as { requestId?: RequestId; reason?: unknown };
-    const controller = requestId === undefined ? undefined : this.#answering.get(requestId);
+    const controller = requestId === undefined ? undefined : this.#answering?.get(requestId);
     if (requestId !== undefined) {
       const why = typeof reason === 'string' ? reason : undefined;
       logCancellation(
@@ -253,13 +257,15 @@ export class LegacySession implements Session {
     // Invalid cancellations (unknown or finished ids, no id) are ignored.
     if (!controller) return;
     // The server gave up on its request: stop the handler and send no answer.
-    this.#answering.delete(requestId!);
+    this.#answering?.delete(requestId!);
     controller.abort(new Error(`the server cancelled its request ${requestId}`));
   };
 
   dispose(): void {
     this.#connection.off('notification', this.#onNotification);
-    for (const controller of this.#answering.values()) controller.abort(new Error('the connection closed'));
-    this.#answering.clear();
+    const answering = this.#answering;
+    if (answering === undefined) return;
+    for (const controller of answering.values()) controller.abort(new Error('the connection closed'));
+    answering.clear();
   }
 }

@@ -79,7 +79,7 @@ export class ModernSession implements Session {
   readonly #connection: Connection;
   readonly #context: SessionContext;
   /** Results obtained through an input_required retry: never cached. */
-  readonly #retried = new WeakSet<object>();
+  #retried: WeakSet<object> | undefined;
   #metaCache: { level: LogLevel | undefined; meta: PreparedMeta } | undefined;
 
   constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
@@ -101,7 +101,7 @@ export class ModernSession implements Session {
   }
 
   mayCache(result: unknown): boolean {
-    return !this.#retried.has(result as object);
+    return this.#retried?.has(result as object) !== true;
   }
 
   /**
@@ -169,7 +169,10 @@ export class ModernSession implements Session {
       }
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
       if (resultType === 'complete') {
-        if (rounds > 0 && typeof result === 'object' && result !== null) this.#retried.add(result);
+        if (rounds > 0 && typeof result === 'object' && result !== null) {
+          this.#retried ??= new WeakSet();
+          this.#retried.add(result);
+        }
         return result;
       }
       if (resultType !== 'input_required') {

@@ -17,11 +17,13 @@ export class WriteQueue {
     this.#scheduled = false;
     if (this.#closed || this.#batch.length === 0) return;
     const text = this.#batch.length === 1 ? this.#batch[0]! : this.#batch.join('');
+    const bytes = this.#batchBytes;
     this.#batch = [];
     this.#batchBytes = 0;
-    // As bytes: a pipe counts a string in its writableLength by UTF-16 code units, which would let
-    // three times the cap of CJK text through.
-    this.#stream.write(Buffer.from(text, 'utf8'));
+    // A pipe counts a string in its writableLength by UTF-16 code units, which would let three
+    // times the cap of CJK text through: anything but ASCII (one byte per code unit, so as many
+    // bytes as units) goes as bytes. ASCII goes as it is, without a copy into a Buffer.
+    this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
   };
 
   constructor(stream: Writable, maxBytes: number) {
