@@ -32,11 +32,15 @@ async function consent(authorizationUrl) {
   return location;
 }
 
-/** OAuth for the auth/* scenarios, from what MCP_CONFORMANCE_CONTEXT gives: the options a host would set. */
+/**
+ * OAuth for the auth/* scenarios, from what MCP_CONFORMANCE_CONTEXT gives: the options a host
+ * would set. The mocks run on localhost, so private networks are allowed (off by default: SSRF).
+ */
 function authOptions() {
   if (!scenario.startsWith('auth/')) return undefined;
   if (scenario.startsWith('auth/client-credentials-')) {
     return {
+      allowPrivateNetwork: true,
       grant: 'client_credentials',
       clientId: context.client_id,
       ...(context.private_key_pem
@@ -45,6 +49,7 @@ function authOptions() {
     };
   }
   return {
+    allowPrivateNetwork: true,
     onAuthorizationUrl: consent,
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
     ...(context.client_id ? { clientId: context.client_id } : {}),

@@ -30,7 +30,7 @@ async function serve(protection: Protection = {}, sdk: 'v1' | 'v2' = 'v1', expir
 function oauthClient(url: string, auth: OAuthOptions, extra: Record<string, unknown> = {}) {
   const client = new Client({
     name: 'remote',
-    transport: { type: 'http', url, auth },
+    transport: { type: 'http', url, auth: { allowPrivateNetwork: true, ...auth } },
     reconnect: { maxReconnects: 0 },
     ...extra,
   });
