@@ -26,6 +26,8 @@ export interface AuthContext {
   readonly endpointOrigin?: string;
   /** Told when the flow starts (true) and stops (false) waiting for the user's consent. */
   readonly onUserWait?: (waiting: boolean) => void;
+  /** Aborted when the transport closes: a wait for the user ends, and its listener closes. */
+  readonly signal?: AbortSignal;
 }
 
 /** Largest metadata or registration document read, in bytes. */

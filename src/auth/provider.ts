@@ -66,7 +66,7 @@ export class OAuthProvider implements AuthProvider {
     endpoint: URL,
     options: ResolvedOAuthOptions,
     server?: string,
-    hooks: { onUserWait?: (waiting: boolean) => void } = {},
+    hooks: { onUserWait?: (waiting: boolean) => void; signal?: AbortSignal } = {},
   ) {
     this.#endpoint = new URL(endpoint.href);
     this.#options = options;
@@ -78,6 +78,7 @@ export class OAuthProvider implements AuthProvider {
       allowPrivateNetwork: options.allowPrivateNetwork,
       endpointOrigin: endpoint.origin,
       ...(hooks.onUserWait ? { onUserWait: hooks.onUserWait } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
     };
     this.#boundIssuer = options.issuer;
   }
