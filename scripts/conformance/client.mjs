@@ -23,10 +23,46 @@ function acceptWithDefaults(params) {
 
 let beforeFirstRetry;
 
+/** A headless user: fetches the authorization URL (the mock approves at once) and returns the redirect. */
+async function consent(authorizationUrl) {
+  const response = await fetch(authorizationUrl, { redirect: 'manual' });
+  await response.body?.cancel();
+  const location = response.headers.get('location');
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  return location;
+}
+
+/**
+ * OAuth for the auth/* scenarios, from what MCP_CONFORMANCE_CONTEXT gives: the options a host
+ * would set. The mocks run on localhost, so private networks are allowed (off by default: SSRF).
+ */
+function authOptions() {
+  if (!scenario.startsWith('auth/')) return undefined;
+  if (scenario.startsWith('auth/client-credentials-')) {
+    return {
+      allowPrivateNetwork: true,
+      grant: 'client_credentials',
+      clientId: context.client_id,
+      ...(context.private_key_pem
+        ? { privateKey: context.private_key_pem, signingAlgorithm: context.signing_algorithm }
+        : { clientSecret: context.client_secret }),
+    };
+  }
+  return {
+    allowPrivateNetwork: true,
+    onAuthorizationUrl: consent,
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    ...(context.client_id ? { clientId: context.client_id } : {}),
+    ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+    ...(context.issuer ? { issuer: context.issuer } : {}),
+  };
+}
+const auth = authOptions();
+
 const client = new Client({
   name: 'conformance',
   clientInfo: { name: 'conduit-mcp-conformance', version: '1.0.0' },
-  transport: { type: 'http', url },
+  transport: { type: 'http', url, ...(auth ? { auth } : {}) },
   reconnect: { maxReconnects: 0 },
   handlers: {
     elicitation: async (params) => {

@@ -1,8 +1,10 @@
 // `npm run conformance`: runs the official MCP conformance runner, pinned twice in
 // devDependencies (@modelcontextprotocol/conformance 0.1.16 and, as the alias conformance-next,
-// 0.2.0-alpha.12), against scripts/conformance/client.mjs: every non-auth client scenario at every
-// wire version each runner offers for it. No expected-failures file: a FAILURE or a WARNING in
-// any run fails the whole. The runner needs Node 22+; CONFORMANCE_NODE names one, else
+// 0.2.0-alpha.12), against scripts/conformance/client.mjs: every client scenario, auth included,
+// at every wire version each runner offers for it (a `draft` or `extension` scenario of 0.1.16,
+// and an extension of 0.2.0, runs once without --spec-version). No expected-failures file: a
+// FAILURE or a WARNING in any run fails the whole; a scenario a runner lists that is neither
+// here nor in NOT_IMPLEMENTED fails too, so a new one is never skipped silently. The runner needs Node 22+; CONFORMANCE_NODE names one, else
 // scripts/ci/install-node.sh 22 provides it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -13,7 +15,7 @@ const RUNNERS = [
   { label: '0.1.16', entry: 'node_modules/@modelcontextprotocol/conformance/dist/index.js' },
   { label: '0.2.0-alpha.12', entry: 'node_modules/conformance-next/dist/index.js' },
 ];
-/** The non-auth client scenarios of issue #17; a runner runs those it lists. */
+/** The client scenarios we run (issue #17: core; issue #18: auth); a runner runs those it lists. */
 const SCENARIOS = [
   'initialize',
   'tools_call',
@@ -26,7 +28,52 @@ const SCENARIOS = [
   'http-invalid-tool-headers',
   'json-schema-ref-no-deref',
   'json-schema-2020-12-preservation',
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/authorization-server-migration',
+  'auth/iss-supported',
+  'auth/iss-not-advertised',
+  'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
+  'auth/iss-unexpected',
+  'auth/iss-normalized',
+  'auth/metadata-issuer-mismatch',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
 ];
+/**
+ * Optional extensions the library does not implement (README, Authorization, "Not here"), left
+ * out by name: DPoP (SEP-1932), enterprise-managed authorization / cross-app access (SEP-990),
+ * workload identity federation (SEP-1933), and the SEP-2640 skills extension.
+ */
+const NOT_IMPLEMENTED = new Set([
+  'auth/dpop',
+  'auth/dpop-nonce',
+  'auth/enterprise-managed-authorization',
+  'auth/cross-app-access-complete-flow',
+  'auth/wif-jwt-bearer',
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
+]);
 const only = process.argv.slice(2);
 
 const node22 =
@@ -34,22 +81,33 @@ const node22 =
   execFileSync('bash', [join(root, 'scripts/ci/install-node.sh'), '22'], { encoding: 'utf8' }).trim();
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
 
-/** `name [v1,v2]` lines of `conformance list --client`, dated versions only. */
+/**
+ * `name [v1,v2]` lines of `conformance list --client`: the dated versions, or `[undefined]` (one
+ * run without --spec-version) for a scenario listed only as `draft` or `extension`.
+ */
 function listed(entry) {
   const out = execFileSync(node22, [entry, 'list', '--client'], { cwd: root, encoding: 'utf8' });
   const scenarios = new Map();
   for (const match of out.matchAll(/^\s*-\s+(\S+)\s+\[([^\]]*)\]/gm)) {
-    scenarios.set(
-      match[1],
-      match[2].split(',').filter((v) => /^\d{4}-\d{2}-\d{2}$/.test(v.trim())),
-    );
+    const dated = match[2]
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => /^\d{4}-\d{2}-\d{2}$/.test(v));
+    scenarios.set(match[1], dated.length > 0 ? dated : [undefined]);
   }
   return scenarios;
 }
 
 const results = [];
+const began = Date.now();
 for (const runner of RUNNERS) {
   const offered = listed(runner.entry);
+  for (const scenario of offered.keys()) {
+    if (!SCENARIOS.includes(scenario) && !NOT_IMPLEMENTED.has(scenario) && !only.length) {
+      results.push({ runner: runner.label, scenario, version: '-', ok: false, summary: 'not in run.mjs' });
+      console.log(`FAIL ${runner.label} ${scenario}: listed by the runner but neither run nor excluded`);
+    }
+  }
   for (const scenario of SCENARIOS) {
     if (only.length && !only.includes(scenario)) continue;
     for (const version of offered.get(scenario) ?? []) {
@@ -63,8 +121,7 @@ for (const runner of RUNNERS) {
           `${process.execPath} scripts/conformance/client.mjs`,
           '--scenario',
           scenario,
-          '--spec-version',
-          version,
+          ...(version ? ['--spec-version', version] : []),
         ],
         { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } },
       );
@@ -78,7 +135,7 @@ for (const runner of RUNNERS) {
         summary[4] === '0';
       results.push({ runner: runner.label, scenario, version, ok, summary: summary?.[0] ?? 'no summary' });
       console.log(
-        `${ok ? 'ok  ' : 'FAIL'} ${runner.label.padEnd(15)} ${scenario.padEnd(36)} ${version}  ${summary?.[0] ?? 'no summary'} (${Date.now() - started} ms)`,
+        `${ok ? 'ok  ' : 'FAIL'} ${runner.label.padEnd(15)} ${scenario.padEnd(44)} ${(version ?? 'unversioned').padEnd(11)}  ${summary?.[0] ?? 'no summary'} (${Date.now() - started} ms)`,
       );
       if (!ok)
         console.log(
@@ -91,5 +148,7 @@ for (const runner of RUNNERS) {
   }
 }
 const failed = results.filter((r) => !r.ok).length;
-console.log(`conformance: ${results.length - failed} passed, ${failed} failed`);
+console.log(
+  `conformance: ${results.length - failed} passed, ${failed} failed, ${Math.round((Date.now() - began) / 1000)} s`,
+);
 process.exitCode = failed === 0 && results.length > 0 ? 0 : 1;

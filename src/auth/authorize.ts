@@ -180,10 +180,22 @@ async function waitForRedirect(
     }
     return new Promise<never>(() => {}); // the listener answers
   })();
+  let onAbort: (() => void) | undefined;
+  const closed = new Promise<never>((_, reject) => {
+    onAbort = () =>
+      reject(
+        new AuthError('authorization', 'the client closed while waiting for the user to authorize', {
+          server: context.server,
+        }),
+      );
+    if (context.signal?.aborted) onAbort();
+    else context.signal?.addEventListener('abort', onAbort, { once: true });
+  });
   try {
-    return await Promise.race([fromCaller, ...(listener ? [listener.callback] : []), expired]);
+    return await Promise.race([fromCaller, ...(listener ? [listener.callback] : []), expired, closed]);
   } finally {
     clearTimeout(timer);
+    context.signal?.removeEventListener('abort', onAbort!);
     context.onUserWait?.(false);
   }
 }

@@ -228,7 +228,8 @@ async function discoverLegacy(
   const resource = canonicalResource(endpoint);
   if (response.status === 200) {
     try {
-      const as = checkEndpoints(await oauth.processDiscoveryResponse(new URL(base), response), context);
+      const { expected, replay } = await legacyIssuer(response, base);
+      const as = checkEndpoints(await oauth.processDiscoveryResponse(expected, replay), context);
       return { resource, issuer: as.issuer, as, scopesSupported: undefined, via: 'legacy-metadata' };
     } catch (error) {
       throw toAuthError(
@@ -257,4 +258,23 @@ async function discoverLegacy(
     code_challenge_methods_supported: ['S256'],
   };
   return { resource, issuer: base, as, scopesSupported: undefined, via: 'legacy-default-endpoints' };
+}
+
+/**
+ * The issuer a 2025-03-26 metadata document is checked against. That revision defines the
+ * authorization server by the endpoint's origin and has clients read the metadata at its root,
+ * so an issuer with a path on that same origin (`https://mcp.example.com/oauth`) is what such
+ * servers publish; it is accepted. An issuer on any other origin is still refused.
+ */
+async function legacyIssuer(response: Response, base: string): Promise<{ expected: URL; replay: Response }> {
+  const text = await response.text();
+  const replay = new Response(text, { status: response.status, headers: response.headers });
+  let issuer: unknown;
+  try {
+    issuer = (JSON.parse(text) as { issuer?: unknown } | null)?.issuer;
+  } catch {
+    issuer = undefined;
+  }
+  const sameOrigin = typeof issuer === 'string' && URL.canParse(issuer) && new URL(issuer).origin === base;
+  return { expected: new URL(sameOrigin ? (issuer as string) : base), replay };
 }

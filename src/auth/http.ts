@@ -1,5 +1,6 @@
 import { channels } from '../diagnostics.js';
 import { AuthError, type AuthStep } from '../errors.js';
+import { isPrivateAddress, type OAuthFetch, PrivateAddressError } from './network-policy.js';
 
 export type OAuth = typeof import('oauth4webapi');
 
@@ -17,8 +18,16 @@ export interface AuthContext {
   readonly requestTimeout: number;
   /** Values that must never appear in an error: tokens, codes, secrets. */
   readonly secrets: Set<string>;
+  /** Every OAuth request goes through it: private addresses refused unless allowed. */
+  readonly fetch: OAuthFetch;
+  /** auth.allowPrivateNetwork: loopback, private and link-local hosts may be asked. */
+  readonly allowPrivateNetwork: boolean;
+  /** The MCP endpoint's origin: chosen by the user, so never refused as private. */
+  readonly endpointOrigin?: string;
   /** Told when the flow starts (true) and stops (false) waiting for the user's consent. */
   readonly onUserWait?: (waiting: boolean) => void;
+  /** Aborted when the transport closes: a wait for the user ends, and its listener closes. */
+  readonly signal?: AbortSignal;
 }
 
 /** Largest metadata or registration document read, in bytes. */
@@ -46,6 +55,22 @@ export function checkOAuthUrl(value: unknown, what: string, step: AuthStep, cont
     throw new AuthError(step, `${what} is not an absolute URL`, { server: context.server });
   }
   const url = new URL(value);
+  if (url.username || url.password) {
+    throw new AuthError(
+      step,
+      `${what} (${url.protocol}//${url.host}) carries credentials in the URL; refused`,
+      {
+        server: context.server,
+      },
+    );
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const foreign = url.origin !== context.endpointOrigin;
+  if (foreign && !context.allowPrivateNetwork && (isLoopbackHost(host) || isPrivateAddress(host))) {
+    throw new AuthError(step, `${what}: ${new PrivateAddressError(host, host).message}`, {
+      server: context.server,
+    });
+  }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
   throw new AuthError(
@@ -60,6 +85,7 @@ export function requestOptions(oauth: OAuth, url: string | URL, context: AuthCon
   const target = typeof url === 'string' ? new URL(url) : url;
   return {
     signal: AbortSignal.timeout(context.requestTimeout),
+    [oauth.customFetch]: context.fetch,
     [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackHost(target.hostname),
   };
 }
@@ -83,7 +109,7 @@ export async function fetchDocument(
 ): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await context.fetch(url, {
       method: init.method ?? 'GET',
       headers: { accept: 'application/json', ...init.headers },
       body: init.body,
@@ -151,6 +177,7 @@ export async function readJsonObject(response: Response): Promise<Record<string,
 
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (cause instanceof PrivateAddressError) return cause.message;
   return cause?.code ?? cause?.message ?? (error as Error).message ?? 'unknown error';
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { isSecret, Secret } from '../secret.js';
-import { at, describe, integerOption, ownProperties, rejectUnknownKeys } from '../validate.js';
+import { at, booleanOption, describe, integerOption, ownProperties, rejectUnknownKeys } from '../validate.js';
 import { MemoryTokenStore, type TokenStore } from './token-store.js';
 
 /** A credential given as plain text or, better, as a Secret (resolved only when it is sent). */
@@ -46,6 +46,13 @@ export interface OAuthOptions {
   readonly authorizationTimeout?: number;
   /** Longest wait for one request to an authorization server, ms. @defaultValue 30000 */
   readonly requestTimeout?: number;
+  /**
+   * Let the server point OAuth requests (resource and authorization server metadata,
+   * registration, tokens) at loopback, private or link-local addresses. Off, such a URL, or a
+   * name that resolves to such an address, is refused (SSRF). Set it for servers on your own
+   * machine or network. @defaultValue false
+   */
+  readonly allowPrivateNetwork?: boolean;
 }
 
 export interface ResolvedOAuthOptions {
@@ -63,6 +70,7 @@ export interface ResolvedOAuthOptions {
   readonly clientName: string;
   readonly authorizationTimeout: number;
   readonly requestTimeout: number;
+  readonly allowPrivateNetwork: boolean;
 }
 
 const KEYS = [
@@ -80,6 +88,7 @@ const KEYS = [
   'clientName',
   'authorizationTimeout',
   'requestTimeout',
+  'allowPrivateNetwork',
 ] as const;
 
 /** True when `auth` asks for OAuth (rather than `{ bearer }`). */
@@ -145,6 +154,7 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
       1,
     ),
     requestTimeout: integerOption(input.requestTimeout ?? 30_000, at(prefix, 'requestTimeout'), 'ms', 1),
+    allowPrivateNetwork: booleanOption(input.allowPrivateNetwork ?? false, at(prefix, 'allowPrivateNetwork')),
   };
 }
 

@@ -5,6 +5,7 @@ import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from 
 import { type Discovered, discover } from './discovery.js';
 import { clientCredentials, type IssuedTokens, refresh } from './grants.js';
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
+import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
 import { resolveClient } from './registration.js';
 import { type StoredTokens, tokensKey } from './token-store.js';
@@ -65,7 +66,7 @@ export class OAuthProvider implements AuthProvider {
     endpoint: URL,
     options: ResolvedOAuthOptions,
     server?: string,
-    hooks: { onUserWait?: (waiting: boolean) => void } = {},
+    hooks: { onUserWait?: (waiting: boolean) => void; signal?: AbortSignal } = {},
   ) {
     this.#endpoint = new URL(endpoint.href);
     this.#options = options;
@@ -73,7 +74,11 @@ export class OAuthProvider implements AuthProvider {
       server,
       requestTimeout: options.requestTimeout,
       secrets: new Set(),
+      fetch: oauthFetch(options.allowPrivateNetwork, endpoint.origin),
+      allowPrivateNetwork: options.allowPrivateNetwork,
+      endpointOrigin: endpoint.origin,
       ...(hooks.onUserWait ? { onUserWait: hooks.onUserWait } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
     };
     this.#boundIssuer = options.issuer;
   }

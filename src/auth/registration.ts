@@ -109,7 +109,7 @@ async function register(
       metadata,
       requestOptions(oauth, as.registration_endpoint!, context),
     );
-    registered = await oauth.processDynamicClientRegistrationResponse(response);
+    registered = await oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response));
   } catch (error) {
     const failure = toAuthError(
       oauth,
@@ -203,7 +203,7 @@ export async function clientAuthentication(
   };
   switch (client.authMethod) {
     case 'client_secret_basic':
-      return oauth.ClientSecretBasic(await secretValue());
+      return clientSecretBasic(client.clientId, await secretValue(), context);
     case 'client_secret_post':
       return oauth.ClientSecretPost(await secretValue());
     case 'private_key_jwt': {
@@ -224,4 +224,43 @@ export async function clientAuthentication(
     default:
       return oauth.None();
   }
+}
+
+/**
+ * RFC 7591 §3.2.1 makes `client_secret_expires_at` REQUIRED beside a `client_secret`, and
+ * oauth4webapi refuses a response without it; many servers (and the conformance mock) leave it
+ * out. Missing, it is read as 0, the RFC's "never expires"; everything else is still checked.
+ */
+async function withSecretExpiry(response: Response): Promise<Response> {
+  if (!response.ok || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const fixed =
+    typeof body === 'object' &&
+    body !== null &&
+    'client_secret' in body &&
+    !('client_secret_expires_at' in body)
+      ? JSON.stringify({ ...body, client_secret_expires_at: 0 })
+      : text;
+  return new Response(fixed, { status: response.status, headers: response.headers });
+}
+
+/**
+ * `client_secret_basic` with RFC 6749 §2.3.1's application/x-www-form-urlencoded encoding of id
+ * and secret. oauth4webapi's own also escapes characters that encoding leaves alone (`-` becomes
+ * `%2D`), which servers that do not decode the header (the conformance mock among them) refuse;
+ * the form encoding is the same for any server that does decode.
+ */
+function clientSecretBasic(clientId: string, secret: string, context: AuthContext) {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  const credentials = Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64');
+  context.secrets.add(credentials);
+  return (_as: unknown, _client: unknown, _body: URLSearchParams, headers: Headers) => {
+    headers.set('authorization', `Basic ${credentials}`);
+  };
 }

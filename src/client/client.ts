@@ -9,6 +9,7 @@ import {
   UsageError,
 } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
+import { screenIcons } from '../protocol/icons.js';
 import type { LogLevel } from '../protocol/meta.js';
 import type {
   CallToolResult,
@@ -185,8 +186,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#lastSession?.protocolVersion;
   }
 
+  /** The server's self-description (unverified), with unsafe icons left out. */
   get serverInfo(): Implementation | undefined {
-    return this.#lastSession?.serverInfo;
+    const info = this.#lastSession?.serverInfo;
+    return info && screenIcons(info, { count: 0 });
   }
 
   get serverCapabilities(): ServerCapabilities | undefined {
@@ -518,7 +521,17 @@ export class Client extends SafeEmitter<ClientEvents> {
       const refusal = tasksMethodRefusal(session, method);
       if (refusal) throw taskCapabilityError(method, refusal, this.name);
     }
-    const result = await this.#pages(method, key, params, options);
+    let result = (await this.#pages(method, key, params, options)) as Record<string, unknown>;
+    const items = result[key];
+    if (Array.isArray(items)) {
+      const dropped = { count: 0 };
+      const screened = items.map((item) => screenIcons(item, dropped));
+      if (dropped.count > 0) {
+        // A new object: a cached result is never changed in place.
+        result = { ...result, [key]: screened };
+        debug('%s: %s: left out %d icons with an unsafe source', this.name, method, dropped.count);
+      }
+    }
     if (method === 'tools/list') {
       this.#outputSchemas.remember(result);
       this.#toolTasks.remember(result);

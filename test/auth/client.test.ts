@@ -30,7 +30,7 @@ async function serve(protection: Protection = {}, sdk: 'v1' | 'v2' = 'v1', expir
 function oauthClient(url: string, auth: OAuthOptions, extra: Record<string, unknown> = {}) {
   const client = new Client({
     name: 'remote',
-    transport: { type: 'http', url, auth },
+    transport: { type: 'http', url, auth: { allowPrivateNetwork: true, ...auth } },
     reconnect: { maxReconnects: 0 },
     ...extra,
   });
@@ -181,4 +181,25 @@ test('client_credentials through the Client: no user, the token on every request
   assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'm2m' } })), 'm2m');
   assert.equal(auth.tokenRequests('client_credentials').length, 1);
   assert.equal(auth.requests.filter((r) => r.path === '/authorize').length, 0);
+});
+
+test('close() while the user is asked ends the wait at once and closes the loopback listener', async () => {
+  const { mcp } = await serve({}, 'v1');
+  let shown: URL | undefined;
+  const client = oauthClient(mcp.server.url, {
+    onAuthorizationUrl: (url) => {
+      shown = url;
+      return new Promise<undefined>(() => {}); // the user never comes back
+    },
+  });
+  const connecting = rejection(client.connect());
+  for (let i = 0; i < 200 && !shown; i++) await sleep(25);
+  assert.ok(shown, 'the authorization URL was shown');
+  const redirectUri = shown.searchParams.get('redirect_uri')!;
+  assert.equal((await fetch(`${redirectUri}?state=wrong`)).status, 400, 'the listener is up while waiting');
+  const started = Date.now();
+  await client.close();
+  await connecting;
+  assert.ok(Date.now() - started < 5000, 'not the 5-minute authorizationTimeout');
+  await assert.rejects(fetch(redirectUri), 'the listener is closed');
 });

@@ -302,3 +302,37 @@ test('a pre-registered client is never offered to another authorization server t
   await rejectsAuth(call(p, rs.url), 'registration', /registered with https:\/\/other\.example\.com/);
   assert.ok(!paths(auth).includes('/authorize'));
 });
+
+for (const [what, issuer, ok] of [
+  [
+    'an issuer with a path on the MCP origin is what such servers publish: used',
+    (o: string) => `${o}/oauth`,
+    true,
+  ],
+  ['an issuer on another origin: refused', () => 'http://127.0.0.1:9/', false],
+] as const) {
+  test(`2025-03-26 metadata at the MCP origin's root, ${what}`, async () => {
+    // 2025-03-26 predates RFC 9207 in MCP: no iss in the redirect.
+    const auth = await startAuthServer({ metadataIssuer: issuer, issSupported: null, issInRedirect: 'omit' });
+    const rs = await startProtectedResource({
+      prm: 'none',
+      authorizationServers: () => [],
+      validate: (t) => auth.accessTokens.get(t)?.scope,
+      extra: auth.handler,
+    });
+    auth.adopt(rs.origin);
+    closeLater(auth.close);
+    closeLater(rs.close);
+    const answer = call(provider(rs.url, { onAuthorizationUrl: headlessConsent }), rs.url);
+    if (ok) assert.equal((await answer).status, 200);
+    else await rejectsAuth(answer, 'discovery', /issuer/);
+    assert.equal(paths(auth).includes('/token'), ok);
+  });
+}
+
+test('dynamic registration that issues a secret without client_secret_expires_at (RFC 7591 wants it; many servers omit it): the secret never expires', async () => {
+  const { auth, rs } = await setup({ authMethods: ['client_secret_basic'], omitSecretExpiry: true });
+  assert.equal((await call(provider(rs.url, { onAuthorizationUrl: headlessConsent }), rs.url)).status, 200);
+  const token = auth.tokenRequests('authorization_code')[0]!;
+  assert.match(token.authorization ?? '', /^Basic /);
+});

@@ -237,3 +237,20 @@ test('client_credentials: a wrong secret is an AuthError with the server error, 
   assert.equal(error.error, 'invalid_client');
   assert.ok(!JSON.stringify({ ...error, message: error.message }).includes('wrong-secret-value'));
 });
+
+test('client_secret_basic form-encodes id and secret (RFC 6749 §2.3.1) and leaves - . _ alone', async () => {
+  const { auth, rs } = await setup({
+    authMethods: ['client_secret_basic'],
+    registration: false,
+    clients: [{ id: 'machine-1.a_b', method: 'client_secret_basic', secret: 'sec ret/x~' }],
+  });
+  const p = provider(rs.url, {
+    grant: 'client_credentials',
+    clientId: 'machine-1.a_b',
+    clientSecret: new Secret('sec ret/x~'),
+  });
+  assert.equal((await call(p, rs.url)).status, 200);
+  const header = auth.tokenRequests('client_credentials')[0]!.authorization!;
+  // A server that does not decode still sees the plain id; the space and slash are encoded.
+  assert.equal(Buffer.from(header.slice(6), 'base64').toString(), 'machine-1.a_b:sec+ret%2Fx%7E');
+});

@@ -21,8 +21,9 @@ export async function browserConsent(url: URL): Promise<undefined> {
   return undefined;
 }
 
+/** A provider for the loopback servers of the tests: private networks allowed, explicitly. */
 export function provider(endpoint: URL, options: OAuthOptions, server = 'test'): OAuthProvider {
-  return new OAuthProvider(endpoint, resolveOAuthOptions(options), server);
+  return new OAuthProvider(endpoint, resolveOAuthOptions({ allowPrivateNetwork: true, ...options }), server);
 }
 
 export interface Answer {

@@ -24,9 +24,10 @@ export async function loadAuthorization(
   options: ResolvedOAuthOptions,
   server: string | undefined,
   onUserWait: (waiting: boolean) => void,
+  signal: AbortSignal,
 ): Promise<HttpAuthorization> {
   const { OAuthProvider, sendWithAuthorization } = await import('../../auth/provider.js');
-  const provider = new OAuthProvider(endpoint, options, server, { onUserWait });
+  const provider = new OAuthProvider(endpoint, options, server, { onUserWait, signal });
   return {
     send: (send, protocolVersion) => sendWithAuthorization(provider, send, protocolVersion),
     secrets: () => provider.secrets(),

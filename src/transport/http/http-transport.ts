@@ -171,8 +171,12 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       }
       this.#deps = await loadHttpDeps();
       if (this.#options.oauth) {
-        auth = await loadAuthorization(this.#options.url, this.#options.oauth, this.#name, (waiting) =>
-          this.emit('awaitingUser', waiting),
+        auth = await loadAuthorization(
+          this.#options.url,
+          this.#options.oauth,
+          this.#name,
+          (waiting) => this.emit('awaitingUser', waiting),
+          this.#stop.signal,
         );
       }
     } catch (error) {

@@ -1,0 +1,102 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Where a server may not send our OAuth requests (the MCP security guide's SSRF advice): loopback,
+ * private, link-local (169.254.169.254, the cloud metadata address, among them), shared, and the
+ * private IPv6 ranges. Node's own BlockList parses the addresses, not a hand-written parser.
+ */
+const PRIVATE = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+] as const) {
+  PRIVATE.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const) {
+  PRIVATE.addSubnet(network, prefix, 'ipv6');
+}
+
+/** True for an address in a private, loopback or link-local range (IPv4-mapped IPv6 included). */
+export function isPrivateAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 0) return false;
+  if (family === 4) return PRIVATE.check(bare, 'ipv4');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
+  return PRIVATE.check(bare, 'ipv6');
+}
+
+/** A refused address: the message says which and how to allow it. */
+export class PrivateAddressError extends Error {
+  readonly code = 'CONDUIT_PRIVATE_ADDRESS';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(
+      `${host}${host === address ? '' : ` (${address})`} is a loopback, private or link-local address; OAuth requests go there only with auth.allowPrivateNetwork: true`,
+    );
+  }
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for net.connect that refuses private addresses at connection time: the check and the
+ * connection use the same answer, so a name that resolves elsewhere the second time (DNS
+ * rebinding) gains nothing.
+ */
+export function publicOnlyLookup(
+  hostname: string,
+  options: { all?: boolean; family?: number },
+  callback: LookupCallback,
+): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+    if (refused) return callback(new PrivateAddressError(hostname, refused.address), []);
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0]!;
+    callback(null, first.address, first.family);
+  });
+}
+
+export type OAuthFetch = (url: string | URL, init: RequestInit) => Promise<Response>;
+
+let publicFetch: Promise<OAuthFetch> | undefined;
+
+/**
+ * fetch for OAuth requests. The endpoint's own origin (the user chose it) and, with
+ * `allowPrivateNetwork`, everything go through the global fetch; any other host through undici
+ * (loaded now) with publicOnlyLookup at every connection.
+ */
+export function oauthFetch(allowPrivateNetwork: boolean, endpointOrigin?: string): OAuthFetch {
+  if (allowPrivateNetwork) return (url, init) => fetch(url, init);
+  return async (url, init) => {
+    if (endpointOrigin !== undefined && new URL(url).origin === endpointOrigin) return fetch(url, init);
+    publicFetch ??= import('undici').then((undici) => {
+      const dispatcher = new undici.Agent({ connect: { lookup: publicOnlyLookup as never } });
+      return (target, options) =>
+        undici.fetch(target, { ...(options as object), dispatcher }) as unknown as Promise<Response>;
+    });
+    return (await publicFetch)(url, init);
+  };
+}

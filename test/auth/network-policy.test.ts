@@ -1,0 +1,145 @@
+// SSRF (HTTP digest §7 item 58) and server-supplied URLs (item 59): a server cannot point our OAuth
+// requests at loopback, private or link-local addresses unless the host allows it; the endpoint's
+// own origin, which the user chose, always may be asked.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  isPrivateAddress,
+  oauthFetch,
+  PrivateAddressError,
+  publicOnlyLookup,
+} from '../../src/auth/network-policy.js';
+import { AuthError } from '../../src/index.js';
+import { startAuthServer } from '../fixtures/auth/authorization-server.js';
+import { startProtectedResource } from '../fixtures/auth/protected-resource.js';
+import { call, headlessConsent, provider } from '../helpers/auth.js';
+import { closeLater, setup } from '../helpers/auth-setup.js';
+import { plainServer } from '../helpers/http.js';
+
+async function authError(promise: Promise<unknown>): Promise<AuthError> {
+  const error = await promise.then(
+    () => assert.fail('resolved; an AuthError was expected'),
+    (reason: unknown) => reason,
+  );
+  assert.ok(error instanceof AuthError, String(error));
+  return error;
+}
+
+test('private, loopback and link-local addresses, IPv4, IPv6 and IPv4-mapped, are recognised', () => {
+  for (const address of [
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '127.0.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '[::1]',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:c0a8:1',
+  ]) {
+    assert.equal(isPrivateAddress(address), true, address);
+  }
+  for (const address of ['8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', 'example.com']) {
+    assert.equal(isPrivateAddress(address), false, address);
+  }
+});
+
+test('an authorization server on another loopback port is refused without allowPrivateNetwork; nothing reaches it', async () => {
+  const { auth, rs } = await setup();
+  const error = await authError(
+    call(provider(rs.url, { onAuthorizationUrl: headlessConsent, allowPrivateNetwork: false }), rs.url),
+  );
+  assert.equal(error.step, 'discovery');
+  assert.match(error.message, /loopback, private or link-local address; .*allowPrivateNetwork: true/);
+  assert.deepEqual(auth.requests, []);
+});
+
+for (const target of [
+  'https://169.254.169.254/latest/meta-data',
+  'https://10.0.0.7/prm',
+  'https://[fd00::1]/prm',
+  'https://[::ffff:192.168.0.1]/prm',
+  'https://localhost:1/prm',
+]) {
+  test(`a challenge whose resource_metadata is ${target} is refused before any connection`, async () => {
+    const auth = await startAuthServer();
+    closeLater(auth.close);
+    const rs = await startProtectedResource({
+      prm: 'header',
+      resourceMetadataUrl: target,
+      authorizationServers: () => [auth.issuer],
+      validate: () => undefined,
+    });
+    closeLater(rs.close);
+    const p = provider(rs.url, {
+      onAuthorizationUrl: headlessConsent,
+      allowPrivateNetwork: false,
+      requestTimeout: 60_000,
+    });
+    const started = Date.now();
+    const error = await authError(call(p, rs.url));
+    assert.match(error.message, /resource_metadata: .* is a loopback, private or link-local address/);
+    assert.ok(Date.now() - started < 10_000, 'refused, not timed out');
+  });
+}
+
+test('the connection-time check: a name that resolves to a private address is refused by the lookup, nothing is sent', async () => {
+  const server = await plainServer((_, res) => void res.writeHead(200).end('{}'));
+  closeLater(server.close);
+  const port = new URL(server.origin).port;
+  const error = await oauthFetch(false)(`http://localhost:${port}/x`, { method: 'GET' }).then(
+    () => assert.fail('fetched'),
+    (reason: Error) => reason,
+  );
+  assert.ok(error.cause instanceof PrivateAddressError, String(error.cause));
+  assert.equal(server.seen.length, 0);
+  // The lookup itself, as net.connect calls it.
+  const refused = await new Promise<Error | null>((resolve) =>
+    publicOnlyLookup('localhost', { all: true }, (e) => resolve(e)),
+  );
+  assert.ok(refused instanceof PrivateAddressError);
+  // Allowed, the same request goes through.
+  assert.equal((await oauthFetch(true)(`http://localhost:${port}/x`, { method: 'GET' })).status, 200);
+});
+
+test('the endpoint\u2019s own origin is never refused: a local server that is its own authorization server works without the allowance', async () => {
+  const auth = await startAuthServer({});
+  const rs = await startProtectedResource({
+    prm: 'none',
+    authorizationServers: () => [],
+    validate: (t) => auth.accessTokens.get(t)?.scope,
+    extra: auth.handler,
+  });
+  auth.adopt(rs.origin);
+  closeLater(auth.close);
+  closeLater(rs.close);
+  const p = provider(rs.url, { onAuthorizationUrl: headlessConsent, allowPrivateNetwork: false });
+  assert.equal((await call(p, rs.url)).status, 200);
+});
+
+for (const [what, endpoint] of [
+  ['a javascript: URL', 'javascript:alert(1)'],
+  ['a data: URL', 'data:text/html,<script>alert(1)</script>'],
+  ['a file: URL', 'file:///etc/passwd'],
+  ['credentials in the URL', 'https://user:pass@auth.example.com/authorize'],
+] as const) {
+  test(`an authorization_endpoint that is ${what} is refused; the user is never shown it`, async () => {
+    const { rs } = await setup({ metadataOverrides: { authorization_endpoint: endpoint } });
+    let shown = 0;
+    const p = provider(rs.url, {
+      onAuthorizationUrl: (url) => {
+        shown++;
+        return headlessConsent(url);
+      },
+    });
+    const error = await authError(call(p, rs.url));
+    assert.equal(error.step, 'discovery');
+    assert.match(error.message, /authorization_endpoint/);
+    assert.equal(shown, 0);
+  });
+}
