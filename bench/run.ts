@@ -25,9 +25,19 @@ import { SCENARIOS } from './scenarios/index.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Warnings this process printed (e.g. an SDK adding a 'drain' listener per queued write). */
+/**
+ * Warnings this process printed (e.g. an SDK adding a 'drain' listener per queued write, or an
+ * abort listener per HTTP request), each kind once: Node's own printer would write one line per
+ * listener added, thousands in an HTTP run, and that writing would be timed as the client's.
+ */
 const processWarnings = new Set<string>();
-process.on('warning', (warning) => processWarnings.add(`${warning.name}: ${warning.message}`));
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  const kind = `${warning.name}: ${warning.message.replace(/\b\d+\b/g, 'N')}`;
+  if (processWarnings.has(kind)) return;
+  processWarnings.add(kind);
+  process.stderr.write(`(warning) ${kind}\n`);
+});
 
 const { values } = parseArgs({
   options: {
