@@ -11,8 +11,8 @@ const MiB = 1024 * 1024;
 
 function httpWorkloads(bench: Bench): Workload[] {
   return [
-    sequential(bench.size(3000, 200)),
-    inFlight(bench.size(10_000, 500), 256),
+    sequential(bench.size(1000, 200)),
+    inFlight(bench.size(5000, 500), 256),
     bytes(MiB, bench.size(16, 2), 'json'),
     bytes(MiB, bench.size(16, 2), 'sse'),
   ];
