@@ -73,3 +73,15 @@ test('one isPlainObject', () => {
   const defining = files.filter((file) => /function isPlainObject\b/.test(readFileSync(file, 'utf8')));
   assert.deepEqual(defining.map(relative), ['validate.ts']);
 });
+
+test('outside src/auth, only its options and token stores are imported statically: the flow loads when OAuth is configured', () => {
+  const light = new Set(['auth/options.js', 'auth/token-store.js']);
+  for (const file of files.filter((f) => !relative(f).startsWith('auth/'))) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from '([^']+)';/gms)) {
+      const target = path.relative(src, path.resolve(path.dirname(file), match[1]!));
+      if (target.startsWith('auth/')) assert.ok(light.has(target), `${relative(file)} imports ${target}`);
+    }
+    assert.doesNotMatch(text, /from 'oauth4webapi'/, `${relative(file)} imports oauth4webapi`);
+  }
+});

@@ -135,6 +135,7 @@ async function waitForRedirect(
   context: AuthContext,
 ): Promise<URL> {
   let timer: NodeJS.Timeout | undefined;
+  context.onUserWait?.(true);
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () =>
@@ -183,6 +184,7 @@ async function waitForRedirect(
     return await Promise.race([fromCaller, ...(listener ? [listener.callback] : []), expired]);
   } finally {
     clearTimeout(timer);
+    context.onUserWait?.(false);
   }
 }
 

@@ -17,6 +17,8 @@ export interface AuthContext {
   readonly requestTimeout: number;
   /** Values that must never appear in an error: tokens, codes, secrets. */
   readonly secrets: Set<string>;
+  /** Told when the flow starts (true) and stops (false) waiting for the user's consent. */
+  readonly onUserWait?: (waiting: boolean) => void;
 }
 
 /** Largest metadata or registration document read, in bytes. */

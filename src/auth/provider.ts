@@ -61,15 +61,30 @@ export class OAuthProvider implements AuthProvider {
   #refreshing: Promise<void> | undefined;
   readonly #stepUps = new Map<string, number>();
 
-  constructor(endpoint: URL, options: ResolvedOAuthOptions, server?: string) {
+  constructor(
+    endpoint: URL,
+    options: ResolvedOAuthOptions,
+    server?: string,
+    hooks: { onUserWait?: (waiting: boolean) => void } = {},
+  ) {
     this.#endpoint = new URL(endpoint.href);
     this.#options = options;
-    this.#context = { server, requestTimeout: options.requestTimeout, secrets: new Set() };
+    this.#context = {
+      server,
+      requestTimeout: options.requestTimeout,
+      secrets: new Set(),
+      ...(hooks.onUserWait ? { onUserWait: hooks.onUserWait } : {}),
+    };
     this.#boundIssuer = options.issuer;
   }
 
   appliesTo(url: URL): boolean {
     return url.origin === this.#endpoint.origin;
+  }
+
+  /** Every token, code and client secret this provider has handled, for redaction. */
+  secrets(): Iterable<string> {
+    return this.#context.secrets;
   }
 
   async authorizationHeader(): Promise<string | undefined> {

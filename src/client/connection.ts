@@ -12,6 +12,7 @@ import type {
 import type { PreparedMeta } from '../jsonrpc/serialize.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 import { callUser, SafeEmitter } from '../user-code.js';
+import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 /** A `notifications/progress` payload. */
 export interface Progress {
@@ -53,8 +54,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
-  timer: NodeJS.Timeout | undefined;
-  totalTimer: NodeJS.Timeout | undefined;
+  timer: PausableTimer | undefined;
+  totalTimer: PausableTimer | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
   onProgress: ((progress: Progress) => void) | undefined;
@@ -76,9 +77,6 @@ export interface ConnectionEvents {
   close: [reason: CloseReason];
 }
 
-/** setTimeout's ceiling; longer waits would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * JSON-RPC over one transport instance: unique ids, the pending map, timeouts, AbortSignal ->
  * `notifications/cancelled`, progress routing. Every request settles exactly once: its result,
@@ -91,6 +89,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   readonly #pending = new Map<RequestId, Pending>();
   #nextId = 1;
   #closeReason: CloseReason | undefined;
+  /** Request timeouts (and the handshake's), stopped while the transport waits for the user's consent. */
+  readonly clock = new PausableClock();
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
   onRequest: ((request: JsonRpcRequest) => void) | undefined;
 
@@ -105,6 +105,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       const pending = this.#pending.get(id);
       if (pending) this.#settle(pending, error);
     });
+    transport.on('awaitingUser', (waiting) => (waiting ? this.clock.pause() : this.clock.resume()));
   }
 
   get transport(): Transport {
@@ -184,16 +185,11 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     });
     this.#pending.set(id, pending);
     if (Number.isFinite(pending.timeout)) {
-      pending.timer = setTimeout(this.#onTimeout, Math.min(pending.timeout, MAX_TIMER_MS), pending, false);
+      pending.timer = this.clock.setTimeout(() => this.#onTimeout(pending, false), pending.timeout);
     }
-    if (options.maxTotalTimeout !== undefined && Number.isFinite(options.maxTotalTimeout)) {
-      pending.totalTimer = setTimeout(
-        this.#onTimeout,
-        Math.min(options.maxTotalTimeout, MAX_TIMER_MS),
-        pending,
-        true,
-        options.maxTotalTimeout,
-      );
+    const total = options.maxTotalTimeout;
+    if (total !== undefined && Number.isFinite(total)) {
+      pending.totalTimer = this.clock.setTimeout(() => this.#onTimeout(pending, true, total), total);
     }
     if (signal) {
       pending.onAbort = () =>
@@ -278,8 +274,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;
     this.#pending.delete(pending.id);
-    clearTimeout(pending.timer);
-    clearTimeout(pending.totalTimer);
+    pending.timer?.clear();
+    pending.totalTimer?.clear();
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     if (pending.heldProgress) this.#deliverHeldProgress(pending);
     if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
@@ -376,8 +372,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of pending) {
-      clearTimeout(entry.timer);
-      clearTimeout(entry.totalTimer);
+      entry.timer?.clear();
+      entry.totalTimer?.clear();
       if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));
     }

@@ -21,6 +21,7 @@ import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
 import { establishSession, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
+import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -279,10 +280,11 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
     const { connectTimeout, name } = this.#config;
     const opening = this.#open();
     const transport = this.#transport!;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: PausableTimer | undefined;
     let onStop: (() => void) | undefined;
     const cutShort = new Promise<never>((_, reject) => {
-      timer = setTimeout(
+      // The connection's clock: the time the user takes to consent (OAuth) is not counted.
+      timer = (this.#connection?.clock ?? new PausableClock()).setTimeout(
         () => reject(new ConnectTimeoutError(connectTimeout, { server: name })),
         connectTimeout,
       );
@@ -305,7 +307,7 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
       void transport.close();
       throw error;
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
       this.#stop.signal.removeEventListener('abort', onStop!);
     }
   }

@@ -13,6 +13,12 @@ export interface TransportEvents {
    * broken stream); only that request settles, with `error`. Stdio never emits it.
    */
   requestFailed: [id: RequestId, error: Error];
+  /**
+   * The transport starts (true) or stops (false) waiting for a person: an OAuth flow showing the
+   * user the authorization URL. Timeouts above it do not run meanwhile; the wait has its own
+   * bound (`auth.authorizationTimeout`).
+   */
+  awaitingUser: [waiting: boolean];
 }
 
 /**

@@ -182,7 +182,7 @@ async function probe(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
   );
-  const first = (await withTimeout(answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
+  const first = (await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
   if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
     if (options.discovery.closeDuringProbeMeansLegacy) throw new ProbeExitError(first.error);
     throw first.error;
@@ -373,7 +373,11 @@ async function legacyOrLateModern(
   let winner: Winner = await Promise.race([initAnswer, lateModern]);
   if (winner.from === 'probe') {
     // The server answers in order, so initialize's answer follows right behind the DiscoverResult.
-    const behind = await withTimeout(initAnswer, Math.max(options.probeTimeout, LATE_INITIALIZE_GRACE));
+    const behind = await withTimeout(
+      connection,
+      initAnswer,
+      Math.max(options.probeTimeout, LATE_INITIALIZE_GRACE),
+    );
     if (behind && 'result' in behind) winner = behind;
   }
   if (winner.from === 'probe') {
@@ -388,7 +392,11 @@ async function legacyOrLateModern(
   if ('error' in winner) {
     // initialize was refused while the probe is still out: a modern-only server that started
     // slowly answers them in order, so give the probe a while longer to arrive.
-    const late = await withTimeout(probeAnswer, Math.max(options.probeTimeout, LATE_INITIALIZE_GRACE));
+    const late = await withTimeout(
+      connection,
+      probeAnswer,
+      Math.max(options.probeTimeout, LATE_INITIALIZE_GRACE),
+    );
     const outcome = late && classifyProbe(late, LATEST_MODERN_VERSION);
     if (outcome?.kind === 'modern') {
       debug(
@@ -409,14 +417,14 @@ async function legacyOrLateModern(
 const LATE_INITIALIZE_GRACE = 1000;
 
 /** The promise's value, or undefined if it takes longer than `ms`. */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const result = await Promise.race([
-    promise,
-    new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), ms);
-    }),
-  ]);
-  clearTimeout(timer);
+/** `promise`, or undefined after `ms` of the connection's clock (which stops while the user is asked to consent). */
+async function withTimeout<T>(
+  connection: Connection,
+  promise: Promise<T>,
+  ms: number,
+): Promise<T | undefined> {
+  const delay = connection.clock.delay(ms);
+  const result = await Promise.race([promise, delay.promise]);
+  delay.clear();
   return result;
 }

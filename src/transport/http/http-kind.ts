@@ -1,4 +1,4 @@
-import { HttpError } from '../../errors.js';
+import { AuthError, HttpError } from '../../errors.js';
 import type { DiscoveryRules, TransportKind } from '../transport.js';
 import { HttpTransport } from './http-transport.js';
 import { resolveHttpOptions } from './options.js';
@@ -10,12 +10,14 @@ export const HTTP_PROBE_TIMEOUT = 10_000;
  * Over HTTP, era detection follows the digest's ladder (§2.7): a DiscoverResult or a recognised
  * modern error means modern; a JSON-RPC error or a 4xx with no recognised modern body (400, 404,
  * 405...) means legacy; 401, 403, 406, 415, 5xx, timeouts and network failures say nothing about
- * the era, so the attempt fails (and is retried). Silence is a stalled server, not a legacy one.
+ * the era, so the attempt fails (and is retried; an AuthError is final). Silence is a stalled server, not a legacy one.
  */
 export const HTTP_DISCOVERY: DiscoveryRules = {
   probeTimeout: HTTP_PROBE_TIMEOUT,
   probeTimeoutMeansLegacy: false,
-  probeErrorMeansLegacy: (error) => !(error instanceof HttpError) || error.eraSignal,
+  // A failed authorization says nothing about the era either (and initialize would only ask again).
+  probeErrorMeansLegacy: (error) =>
+    !(error instanceof AuthError) && (!(error instanceof HttpError) || error.eraSignal),
   // An HTTP transport closes only on a legacy 404 or a broken HTTP+SSE stream: a failed attempt.
   closeDuringProbeMeansLegacy: false,
 };

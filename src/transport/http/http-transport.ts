@@ -7,6 +7,7 @@ import { type PreparedMeta, withMeta } from '../../jsonrpc/serialize.js';
 import { exposeSecret, isSecret } from '../../secret.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
+import { type HttpAuthorization, loadAuthorization } from './authorization.js';
 import {
   BodyTooLargeError,
   discard,
@@ -163,6 +164,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     this.#state = 'starting';
     const secrets: string[] = [];
     const baseHeaders: Record<string, string> = {};
+    let auth: HttpAuthorization | undefined;
     try {
       for (const [name, value] of this.#options.headers) {
         const plain = isSecret(value) ? await exposeSecret(value) : value;
@@ -176,6 +178,11 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         baseHeaders.authorization = `Bearer ${token}`;
       }
       this.#deps = await loadHttpDeps();
+      if (this.#options.oauth) {
+        auth = await loadAuthorization(this.#options.url, this.#options.oauth, this.#name, (waiting) =>
+          this.emit('awaitingUser', waiting),
+        );
+      }
     } catch (error) {
       const failure = new HttpError(
         'network',
@@ -196,6 +203,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       headersTimeout: this.#options.headersTimeout,
       server: this.#name,
       env: this.#env,
+      ...(auth ? { auth } : {}),
     });
     this.#state = 'open';
   }
@@ -270,6 +278,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       body: JSON.stringify(message),
       signal: exchange.controller.signal,
       mcpMethod: message.method,
+      protocolVersion: this.#versionFor(message),
     };
     try {
       const response = await this.#requester!.send(this.#options.url, init);
@@ -308,6 +317,14 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     } catch (error) {
       this.#fail(exchange, this.#requester!.toHttpError(error, this.#options.url, init));
     }
+  }
+
+  /** The version a request is sent under: its own `_meta`'s, `initialize`'s offer, or the session's. */
+  #versionFor(message: JsonRpcRequest): string | undefined {
+    const offered = message.method === 'initialize' ? message.params?.protocolVersion : undefined;
+    return (
+      modernVersionOf(message) ?? (typeof offered === 'string' ? offered : this.#session?.protocolVersion)
+    );
   }
 
   /**

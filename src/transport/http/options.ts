@@ -1,3 +1,9 @@
+import {
+  isOAuthOptions,
+  type OAuthOptions,
+  type ResolvedOAuthOptions,
+  resolveOAuthOptions,
+} from '../../auth/options.js';
 import { ConfigError } from '../../errors.js';
 import { isSecret, type Secret } from '../../secret.js';
 import {
@@ -18,8 +24,12 @@ export interface HttpOptions {
   readonly url: string | URL;
   /** Extra request headers; values may be Secrets. Sent only to the endpoint's origin. @defaultValue {} */
   readonly headers?: Readonly<Record<string, HeaderValue>>;
-  /** A static bearer token, sent as `Authorization: Bearer <token>` on every request. */
-  readonly auth?: { readonly bearer: Secret | string };
+  /**
+   * How the client authorizes: a static token (`{ bearer }`, sent as `Authorization: Bearer
+   * <token>` on every request), or OAuth 2.1 (OAuthOptions: the flow starts at the server's first
+   * 401). Either goes to the endpoint's origin only.
+   */
+  readonly auth?: { readonly bearer: Secret | string } | OAuthOptions;
   /** Largest JSON body or SSE event the server may send, in bytes, enforced while it arrives. @defaultValue 8388608 */
   readonly maxMessageBytes?: number;
   /** Fall back to the 2024-11-05 HTTP+SSE transport when the endpoint is neither modern nor Streamable HTTP. @defaultValue true */
@@ -36,6 +46,8 @@ export interface ResolvedHttpOptions {
   readonly url: URL;
   readonly headers: ReadonlyArray<readonly [string, HeaderValue]>;
   readonly bearer: HeaderValue | undefined;
+  /** OAuth 2.1, validated; its flow (and oauth4webapi) loads when the transport starts. */
+  readonly oauth: ResolvedOAuthOptions | undefined;
   readonly maxMessageBytes: number;
   readonly legacySse: boolean;
   readonly allowInsecure: boolean;
@@ -99,7 +111,8 @@ export function resolveHttpOptions(raw: unknown, prefix = ''): ResolvedHttpOptio
   return {
     url: normalizeUrl(input.url, at(prefix, 'url'), allowInsecure),
     headers: normalizeHeaders(input.headers ?? {}, at(prefix, 'headers')),
-    bearer: normalizeAuth(input.auth, at(prefix, 'auth')),
+    bearer: isOAuthOptions(input.auth) ? undefined : normalizeAuth(input.auth, at(prefix, 'auth')),
+    oauth: isOAuthOptions(input.auth) ? resolveOAuthOptions(input.auth, at(prefix, 'auth')) : undefined,
     maxMessageBytes: integerOption(
       input.maxMessageBytes ?? HTTP_DEFAULTS.maxMessageBytes,
       at(prefix, 'maxMessageBytes'),
@@ -193,6 +206,6 @@ function normalizeAuth(value: unknown, key: string): HeaderValue | undefined {
   if (typeof bearer === 'string' && bearer.length > 0 && !/[\0\r\n]/.test(bearer)) return bearer;
   throw new ConfigError(
     at(key, 'bearer'),
-    `${at(key, 'bearer')} must be a Secret (or a non-empty string), got ${describe(bearer)}; OAuth flows are not supported yet`,
+    `${at(key, 'bearer')} must be a Secret (or a non-empty string), got ${describe(bearer)}`,
   );
 }

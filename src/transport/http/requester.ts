@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { channels } from '../../diagnostics.js';
-import { HttpError } from '../../errors.js';
+import { AuthError, HttpError } from '../../errors.js';
+import type { HttpAuthorization } from './authorization.js';
 import { drain, excerpt, headerString, mediaType, readPrefix } from './body.js';
 import type { CreateParser } from './sse.js';
 
@@ -37,6 +38,8 @@ export interface SendInit {
   readonly signal: AbortSignal;
   /** The JSON-RPC method, for errors and telemetry. */
   readonly mcpMethod?: string;
+  /** The protocol version in use, for a 2025-03-26 server's authorization discovery. */
+  readonly protocolVersion?: string;
 }
 
 /** Same-origin redirects followed before giving up. */
@@ -62,7 +65,8 @@ export class Requester {
   readonly #baseHeaders: Record<string, string>;
   readonly #headersTimeout: number;
   readonly #server: string | undefined;
-  readonly secrets: readonly string[];
+  readonly #secrets: readonly string[];
+  readonly #auth: HttpAuthorization | undefined;
 
   constructor(
     deps: HttpDeps,
@@ -73,6 +77,7 @@ export class Requester {
       headersTimeout: number;
       server?: string;
       env?: NodeJS.ProcessEnv;
+      auth?: HttpAuthorization;
     },
   ) {
     this.#undici = deps.undici;
@@ -80,7 +85,8 @@ export class Requester {
     this.#baseHeaders = options.baseHeaders;
     this.#headersTimeout = options.headersTimeout;
     this.#server = options.server;
-    this.secrets = options.secrets;
+    this.#secrets = options.secrets;
+    this.#auth = options.auth;
     const env = options.env ?? process.env;
     const agentOptions = { headersTimeout: options.headersTimeout, bodyTimeout: 0 };
     this.#dispatcher = PROXY_VARIABLES.some((name) => env[name])
@@ -93,11 +99,39 @@ export class Requester {
       : new this.#undici.Agent(agentOptions);
   }
 
-  /** Sends one request; resolves with the final (non-redirect) response. */
+  /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
+  get secrets(): readonly string[] {
+    return this.#auth ? [...this.#secrets, ...this.#auth.secrets()] : this.#secrets;
+  }
+
+  /**
+   * Sends one request; resolves with the final (non-redirect) response. With OAuth, the request
+   * carries the token, and a 401 (or 403 insufficient_scope) runs the flow and sends it again,
+   * a bounded number of times (the provider's MAX_AUTH_ATTEMPTS).
+   */
   async send(url: URL, init: SendInit): Promise<HttpResponse> {
+    if (!this.#auth) return this.#follow(url, init, undefined);
+    const answer = await this.#auth.send(async (authorization) => {
+      const response = await this.#follow(url, init, authorization);
+      return {
+        response,
+        status: response.status,
+        wwwAuthenticate: response.headers['www-authenticate'],
+        discard: () => drain(response.body),
+      };
+    }, init.protocolVersion);
+    return answer.response;
+  }
+
+  /** One request and its same-origin redirects; `authorization` goes to this origin only. */
+  async #follow(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
     let target = url;
     for (let hop = 0; ; hop++) {
-      const response = await this.#once(target, init);
+      const response = await this.#once(
+        target,
+        init,
+        authorization !== undefined && target.origin === this.#origin ? authorization : undefined,
+      );
       if (response.status < 300 || response.status >= 400 || response.status === 304) return response;
       const location = headerString(response.headers.location);
       drain(response.body);
@@ -135,11 +169,15 @@ export class Requester {
     }
   }
 
-  async #once(url: URL, init: SendInit): Promise<HttpResponse> {
+  async #once(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
     try {
       const response = await this.#undici.request(url.href, {
         method: init.method,
-        headers: { ...this.#baseHeaders, ...init.headers },
+        headers: {
+          ...this.#baseHeaders,
+          ...init.headers,
+          ...(authorization !== undefined ? { authorization } : {}),
+        },
         body: init.body,
         signal: init.signal,
         dispatcher: this.#dispatcher,
@@ -168,7 +206,7 @@ export class Requester {
 
   /** An undici (or stream) failure as an HttpError; an abort stays an abort. */
   toHttpError(error: unknown, url: URL, init: Pick<SendInit, 'method' | 'mcpMethod' | 'signal'>): Error {
-    if (error instanceof HttpError) return error;
+    if (error instanceof HttpError || error instanceof AuthError) return error;
     if (init.signal.aborted)
       return init.signal.reason instanceof Error ? init.signal.reason : (error as Error);
     const code = (error as { code?: string }).code;
