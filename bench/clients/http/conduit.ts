@@ -1,6 +1,7 @@
 // conduit-mcp over its HTTP transport: `protocol: 'auto'` (server/discover first) for the modern
 // era, `protocol: 'legacy'` (initialize) for the legacy one, as the bench server serves both.
-import { CLIENT_INFO, once, textOf } from '../types.js';
+import { connectConduit } from '../conduit.js';
+import { CLIENT_INFO, once } from '../types.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type HttpClientKind } from './types.js';
 
 type Library = typeof import('../../../src/index.js');
@@ -25,18 +26,6 @@ export const conduitHttp: HttpClientKind = {
       requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
       transport: { type: 'http', url: server.url },
     });
-    let closedBecause: string | undefined;
-    client.on('disconnected', (reason) => {
-      closedBecause ??= reason.type;
-    });
-    await client.connect();
-    return {
-      pid: server.pid,
-      get closedBecause() {
-        return closedBecause;
-      },
-      call: async (name, args) => textOf(await client.callTool({ name, arguments: args })),
-      close: () => client.close(),
-    };
+    return connectConduit(client, () => server.pid);
   },
 };

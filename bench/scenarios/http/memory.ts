@@ -1,5 +1,5 @@
-// conduit-mcp's heap over a long run of HTTP calls (100,000; --quick 2,000), 256 in flight, in each
-// era: V8 heap + external after a full GC, once after a warm-up of 20,000 calls (--quick 2,000) and
+// conduit-mcp's heap over a long run of HTTP calls (100,000; --quick 1,000), 256 in flight, in each
+// era: V8 heap + external after a full GC, once after a warm-up of 20,000 calls (--quick 500) and
 // once at the end. Flat means the difference stays under the target whatever the number of calls.
 import { type HttpBenchServer, type HttpEra, httpClient } from '../../clients/http/index.js';
 import type { ClientId } from '../../clients/index.js';
@@ -23,7 +23,7 @@ async function settledHeap(): Promise<number> {
 async function heapEra(bench: Bench, server: HttpBenchServer, era: HttpEra): Promise<void> {
   const id: ClientId = 'conduit';
   if (bench.pick([id]).length === 0) return;
-  const calls = bench.size(100_000, 2000);
+  const calls = bench.size(100_000, 1000);
   const title = `heap growth over ${calls.toLocaleString('en-US')} HTTP calls (256 in flight), ${era}`;
   bench.log(`${title} ...`);
   const invalid: string[] = [];
@@ -33,7 +33,7 @@ async function heapEra(bench: Bench, server: HttpBenchServer, era: HttpEra): Pro
     const connection = await httpClient(id).connect(server, era);
     // The warm-up fills the pool (256 connections), compiles the hot path and fills the caches
     // (the heap settles only after some 20,000 calls; it stays within 0.4 MiB for 200,000 more).
-    await inFlight(bench.size(20_000, 2000), 256).run(connection);
+    await inFlight(bench.size(20_000, 500), 256).run(connection);
     const before = await settledHeap();
     await inFlight(calls, 256).run(connection);
     const after = await settledHeap();

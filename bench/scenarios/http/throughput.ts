@@ -11,10 +11,10 @@ const MiB = 1024 * 1024;
 
 function httpWorkloads(bench: Bench): Workload[] {
   return [
-    sequential(bench.size(1000, 200)),
-    inFlight(bench.size(5000, 500), 256),
-    bytes(MiB, bench.size(16, 2), 'json'),
-    bytes(MiB, bench.size(16, 2), 'sse'),
+    sequential(bench.size(1000, 100)),
+    inFlight(bench.size(5000, 256), 256),
+    bytes(MiB, bench.size(16, 1), 'json'),
+    bytes(MiB, bench.size(16, 1), 'sse'),
   ];
 }
 
