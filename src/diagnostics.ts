@@ -35,6 +35,11 @@ export const channels = {
   auth: dc.channel('conduit-mcp:auth'),
   /** `{ server, reason }` when the supervisor gives up or the client is closed. */
   clientClosed: dc.channel('conduit-mcp:client:closed'),
+  /**
+   * `{ server, direction, requestId, reason }` for each `notifications/cancelled`: `direction`
+   * `'sent'` (the client gave up on its request: abort, timeout) or `'received'` (the server's).
+   */
+  cancellation: dc.channel('conduit-mcp:client:cancellation'),
   /** `{ server, warning }` (a ClientWarning) when an optional step fails and the connection goes on. */
   warning: dc.channel('conduit-mcp:client:warning'),
   /**

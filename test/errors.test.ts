@@ -297,6 +297,7 @@ describe('describeCloseReason', () => {
       },
       'GET http://127.0.0.1/mcp: the HTTP+SSE event stream ended',
     ],
+    [{ type: 'ping_timeout', timeout: 500 }, 'the server did not answer a ping within 500 ms'],
   ];
   for (const [reason, text] of cases) {
     test(`${reason.type}${reason.type === 'exit_status' ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
@@ -314,6 +315,7 @@ describe('describeCloseReason', () => {
       write_queue_full: true,
       stream_error: true,
       connect_failed: true,
+      ping_timeout: true,
       session_expired: true,
       http_error: true,
     };

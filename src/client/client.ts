@@ -1,6 +1,13 @@
 import type { EventEmitter } from 'node:events';
 import { channels, debug, requestTraced } from '../diagnostics.js';
-import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
+import {
+  AbortError,
+  CapabilityError,
+  ClientClosedError,
+  ProtocolError,
+  RequestTimeoutError,
+  UsageError,
+} from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
 import type {
@@ -28,10 +35,19 @@ import {
   resolveClientOptions,
 } from './options.js';
 import { OutputSchemas } from './output-schemas.js';
-import { collectPages } from './pagination.js';
+import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
+import { normalizeRoots, type Root } from './roots.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
 import { type ClientState, LIFECYCLE_EVENTS, type LifecycleEvents, Supervisor } from './supervisor.js';
+import {
+  type ListTasksResult,
+  readTask,
+  type Task,
+  ToolTasks,
+  taskCapabilityError,
+  tasksMethodRefusal,
+} from './tasks.js';
 import type { ClientWarning } from './warnings.js';
 
 /**
@@ -44,6 +60,8 @@ export interface ClientEvents extends LifecycleEvents {
   resourcesListChanged: [];
   promptsListChanged: [];
   resourceUpdated: [event: { uri: string }];
+  /** Legacy tasks: a `notifications/tasks/status` (the task's new state). */
+  taskStatus: [task: Task];
   /** An optional step failed (a refused `logging/setLevel`, a failed listen stream); still connected. */
   warning: [warning: ClientWarning];
 }
@@ -80,6 +98,10 @@ export class Client extends SafeEmitter<ClientEvents> {
   readonly #cache: ResultCache | undefined;
   readonly #subscriptions: Subscriptions;
   readonly #outputSchemas: OutputSchemas;
+  readonly #toolTasks: ToolTasks;
+  /** The tool of each task startToolTask created, until its result is read. */
+  readonly #taskTools = new Map<string, string>();
+  #roots: readonly Root[] | undefined;
 
   constructor(options: ClientOptions) {
     super();
@@ -88,6 +110,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#logLevel = this.#options.logLevel;
     this.#cache = this.#options.cache ? new ResultCache() : undefined;
     this.#outputSchemas = new OutputSchemas(this.name, this.#options.validateSchema);
+    this.#toolTasks = new ToolTasks(this.name);
     this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
     // Modern servers send change notifications only on request: listen while someone listens.
     const emitter = this as EventEmitter;
@@ -99,11 +122,19 @@ export class Client extends SafeEmitter<ClientEvents> {
         this.#subscriptions.setListWanted(event, false);
       }
     });
+    this.#roots = this.#options.roots;
+    const handlers =
+      this.#roots === undefined
+        ? this.#options.handlers
+        : { ...this.#options.handlers, roots: async () => ({ roots: this.#roots }) };
     const context: SessionContext = {
       name: this.name,
       clientInfo: this.#options.clientInfo,
-      handlers: this.#options.handlers,
-      capabilities: capabilitiesFor(this.#options.handlers, this.#options),
+      handlers,
+      capabilities: capabilitiesFor(handlers, {
+        ...this.#options,
+        rootsListChanged: this.#roots !== undefined,
+      }),
       elicitationModes: this.#options.elicitationModes,
       samplingTools: this.#options.samplingTools,
       validateSchema: this.#options.validateSchema,
@@ -119,6 +150,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       requestTimeout: this.#options.requestTimeout,
       connectTimeout: this.#options.connectTimeout,
       reconnect: this.#options.reconnect,
+      pingInterval: this.#options.pingInterval,
       context,
     });
     const supervisor = this.#supervisor;
@@ -253,6 +285,39 @@ export class Client extends SafeEmitter<ClientEvents> {
     if (this.era === 'legacy') await this.request('logging/setLevel', { level }, options);
   }
 
+  /** The roots offered to the server (the `roots` option, as last set by `setRoots`). */
+  get roots(): readonly Root[] | undefined {
+    return this.#roots;
+  }
+
+  /**
+   * Replaces the roots (`file://` URIs, checked and normalised as at construction; UsageError
+   * otherwise). Legacy: sends `notifications/roots/list_changed` while connected; a server asks
+   * `roots/list` again after every (re)connect anyway. Needs the `roots` option (which declares
+   * `roots.listChanged`).
+   */
+  setRoots(roots: readonly Root[]): void {
+    if (this.#roots === undefined) {
+      throw new UsageError(
+        `${this.name}: setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)`,
+      );
+    }
+    const normalized = normalizeRoots(roots);
+    if (!Array.isArray(normalized)) {
+      const where = normalized.index === undefined ? '' : ` (roots[${normalized.index}])`;
+      throw new UsageError(`${this.name}: setRoots: ${normalized.problem}${where}`);
+    }
+    this.#roots = normalized;
+    const session = this.#supervisor.session;
+    if (session?.era !== 'legacy') return;
+    try {
+      session.notify('notifications/roots/list_changed');
+    } catch (error) {
+      // Lost meanwhile: the next connection's server asks roots/list afresh.
+      debug('%s: notifications/roots/list_changed not sent: %s', this.name, (error as Error).message);
+    }
+  }
+
   /** Every tool (all pages merged), or one page when `cursor` is given. */
   listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<ListToolsResult> {
     return this.#list('tools/list', 'tools', params, options) as Promise<ListToolsResult>;
@@ -266,8 +331,110 @@ export class Client extends SafeEmitter<ClientEvents> {
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
+    const session = this.#supervisor.session;
+    if (session !== undefined && session.era === 'legacy') {
+      if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
+      if (this.#toolTasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
+    }
     const result = (await this.request('tools/call', params, options)) as CallToolResult;
     return this.#outputSchemas.check(params.name, result);
+  }
+
+  /**
+   * Legacy tasks (2025-11-25): sends a task-augmented `tools/call` (`task: { ttl? }`) and resolves
+   * with the Task the server created; `getTaskResult` gets its result. Only for a server that
+   * declares `tasks.requests.tools.call` and a listed tool whose `execution.taskSupport` is
+   * `optional` or `required` (CapabilityError otherwise, nothing sent). The tools are listed
+   * first if they never were.
+   */
+  async startToolTask(
+    params: { name: string; arguments?: Record<string, unknown>; ttl?: number },
+    options?: RequestOptions,
+  ): Promise<Task> {
+    const { ttl, ...call } = params;
+    if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0))
+      throw new UsageError(
+        `${this.name}: startToolTask: ttl must be a whole number of ms, got ${String(ttl)}`,
+      );
+    const session = await this.#supervisor.whenReady('tools/call', {
+      signal: options?.signal,
+      timeout: options?.timeout ?? this.#options.requestTimeout,
+    });
+    if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
+    const refusal = this.#toolTasks.refusal(session, call.name);
+    if (refusal) throw taskCapabilityError('tools/call', refusal, this.name);
+    const task = await this.#toolTasks.start(
+      (method, taskParams, requestOptions) => this.request(method, taskParams, requestOptions),
+      call as JsonObject,
+      ttl,
+      options,
+    );
+    this.#taskTools.set(task.taskId, call.name);
+    return task;
+  }
+
+  /** `tasks/get`: the task's current state. */
+  async getTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    const result = await this.#taskRequest('tasks/get', { taskId }, options);
+    return readTask(result, this.name, 'tasks/get');
+  }
+
+  /**
+   * `tasks/result`: the result of the task's request (for a tool, its CallToolResult, checked
+   * against the outputSchema of a tool started here). The server answers once the task is
+   * terminal, so this waits for it, within the request's timeout.
+   */
+  async getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
+    const result = (await this.#taskRequest('tasks/result', { taskId }, options)) as CallToolResult;
+    const tool = this.#taskTools.get(taskId);
+    if (tool === undefined) return result;
+    this.#taskTools.delete(taskId);
+    return this.#outputSchemas.check(tool, result);
+  }
+
+  /** `tasks/list` (needs `tasks.list`): every task (all pages merged), or one page with `cursor`. */
+  listTasks(params?: { cursor?: string }, options?: RequestOptions): Promise<ListTasksResult> {
+    return this.#list('tasks/list', 'tasks', params, options) as Promise<ListTasksResult>;
+  }
+
+  /** `tasks/cancel` (needs `tasks.cancel`): resolves with the task as the server now reports it. */
+  async cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    const result = await this.#taskRequest('tasks/cancel', { taskId }, options);
+    return readTask(result, this.name, 'tasks/cancel');
+  }
+
+  async #taskRequest(method: string, params: JsonObject, options?: RequestOptions): Promise<unknown> {
+    const session = await this.#supervisor.whenReady(method, {
+      signal: options?.signal,
+      timeout: options?.timeout ?? this.#options.requestTimeout,
+    });
+    const refusal = tasksMethodRefusal(session, method);
+    if (refusal) throw taskCapabilityError(method, refusal, this.name);
+    return this.request(method, params, options);
+  }
+
+  /**
+   * A `required` tool: created as a task, then its result (tasks/result waits for the terminal
+   * state). Giving up (abort, timeout) while waiting cancels the task with tasks/cancel, as the
+   * 2025-11-25 cancellation rules ask for task-augmented requests, when the server declares it.
+   */
+  async #runToolTask(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
+    const task = await this.startToolTask(params, options);
+    try {
+      return await this.getTaskResult(task.taskId, options);
+    } catch (error) {
+      const session = this.#supervisor.session;
+      const gaveUp = error instanceof AbortError || error instanceof RequestTimeoutError;
+      if (gaveUp && session && tasksMethodRefusal(session, 'tasks/cancel') === undefined) {
+        this.request('tasks/cancel', { taskId: task.taskId }).catch((cancelError: Error) =>
+          debug('%s: tasks/cancel %s failed: %s', this.name, task.taskId, cancelError.message),
+        );
+      }
+      throw error;
+    }
   }
 
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
@@ -334,21 +501,67 @@ export class Client extends SafeEmitter<ClientEvents> {
     params: { cursor?: string } | undefined,
     options?: RequestOptions,
   ) {
+    if (method === 'tasks/list') {
+      const session = await this.#supervisor.whenReady(method, {
+        signal: options?.signal,
+        timeout: options?.timeout ?? this.#options.requestTimeout,
+      });
+      const refusal = tasksMethodRefusal(session, method);
+      if (refusal) throw taskCapabilityError(method, refusal, this.name);
+    }
     const result = await this.#pages(method, key, params, options);
-    if (method === 'tools/list') this.#outputSchemas.remember(result);
+    if (method === 'tools/list') {
+      this.#outputSchemas.remember(result);
+      this.#toolTasks.remember(result);
+    }
     return result;
   }
 
-  #pages(method: string, key: string, params: { cursor?: string } | undefined, options?: RequestOptions) {
-    if (params?.cursor !== undefined) return this.request(method, params, options);
-    return collectPages(
-      (cursor) =>
-        this.request(method, cursor === undefined ? {} : { cursor }, options) as Promise<
-          Record<string, unknown>
-        >,
-      key,
-      this.name,
-    );
+  /**
+   * One page (a `cursor` given) or every page merged. A cursor the server refuses (-32602) or
+   * repeats drops every cached page of that list: a merged walk then starts over once from the
+   * first page, a single page rejects (start again without a cursor).
+   */
+  async #pages(
+    method: string,
+    key: string,
+    params: { cursor?: string } | undefined,
+    options?: RequestOptions,
+  ): Promise<unknown> {
+    if (params?.cursor !== undefined) {
+      try {
+        return await this.request(method, params, options);
+      } catch (error) {
+        if (isBadCursorError(error)) this.#cache?.invalidate(method);
+        throw error;
+      }
+    }
+    let cursorFailed = false;
+    const walk = () =>
+      collectPages(
+        (cursor) =>
+          this.request(method, cursor === undefined ? {} : { cursor }, options).catch((error: unknown) => {
+            if (cursor !== undefined && isBadCursorError(error)) cursorFailed = true;
+            throw error;
+          }) as Promise<Record<string, unknown>>,
+        key,
+        this.name,
+      );
+    try {
+      return await walk();
+    } catch (error) {
+      // A ProtocolError of the walk: a repeated or non-string cursor, or a list that never ends.
+      if (!cursorFailed && !(error instanceof ProtocolError)) throw error;
+      this.#cache?.invalidate(method);
+      if (!cursorFailed) throw error;
+      debug(
+        '%s: a %s cursor was refused (%s); listing again from the first page',
+        this.name,
+        method,
+        (error as Error).message,
+      );
+      return walk();
+    }
   }
 
   readonly #warn = (warning: ClientWarning): void => {
@@ -361,6 +574,8 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#lastSession = session;
     this.#cache?.clear();
     this.#outputSchemas.clear();
+    this.#toolTasks.clear();
+    this.#taskTools.clear();
     this.#subscriptions.attach(session);
   }
 
@@ -371,9 +586,19 @@ export class Client extends SafeEmitter<ClientEvents> {
       this.emit('log', params as unknown as LogMessage);
       return;
     }
+    if (method === 'notifications/tasks/status') {
+      if (typeof params?.taskId === 'string' && typeof params.status === 'string') {
+        const { _meta: _ignored, ...task } = params;
+        this.emit('taskStatus', task as unknown as Task);
+      }
+      return;
+    }
     const onListenStreams = this.#lastSession?.changeNotifications === 'listen';
     if (onListenStreams && method === 'notifications/cancelled' && params?.requestId !== undefined) {
-      this.#subscriptions.serverCancelled(params.requestId as string);
+      this.#subscriptions.serverCancelled(
+        params.requestId as string,
+        typeof params.reason === 'string' ? params.reason : undefined,
+      );
       return;
     }
     // Where change notifications come on listen streams, they count only on one of ours.
@@ -381,7 +606,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     const changed = LIST_CHANGED[method];
     if (changed) {
       this.#cache?.invalidate(...STALE_LISTS[changed]);
-      if (changed === 'toolsListChanged') this.#outputSchemas.clear();
+      if (changed === 'toolsListChanged') {
+        this.#outputSchemas.clear();
+        this.#toolTasks.clear();
+      }
       this.emit(changed);
       return;
     }

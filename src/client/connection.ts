@@ -1,4 +1,4 @@
-import { debug } from '../diagnostics.js';
+import { channels, debug } from '../diagnostics.js';
 import { AbortError, ConnectionClosedError, McpError, RequestTimeoutError, UsageError } from '../errors.js';
 import { INTERNAL_ERROR } from '../jsonrpc/error-codes.js';
 import type {
@@ -35,7 +35,10 @@ export interface RequestOptions {
   onProgress?: (progress: Progress) => void;
   /** Restart the timeout on each progress notification. @defaultValue false */
   resetTimeoutOnProgress?: boolean;
-  /** A hard cap on the whole request, enforced by its own timer, progress or not. */
+  /**
+   * A hard cap on the whole request, enforced by its own timer, progress or not.
+   * @defaultValue none; with `resetTimeoutOnProgress`, DEFAULT_TOTAL_TIMEOUT_FACTOR × the timeout
+   */
   maxTotalTimeout?: number;
 }
 
@@ -72,6 +75,12 @@ interface Pending {
  */
 export const MAX_PROGRESS_CALLS_PER_TURN = 16;
 
+/**
+ * A request whose timeout restarts on progress is still capped, by default at this many times its
+ * timeout (so progress alone never keeps it alive forever).
+ */
+export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
+
 export interface ConnectionEvents {
   notification: [notification: JsonRpcNotification];
   close: [reason: CloseReason];
@@ -89,6 +98,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   readonly #pending = new Map<RequestId, Pending>();
   #nextId = 1;
   #closeReason: CloseReason | undefined;
+  #lostReason: CloseReason | undefined;
   /** Request timeouts (and the handshake's), stopped while the transport waits for the user's consent. */
   readonly clock = new PausableClock();
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
@@ -187,7 +197,9 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     if (Number.isFinite(pending.timeout)) {
       pending.timer = this.clock.setTimeout(() => this.#onTimeout(pending, false), pending.timeout);
     }
-    const total = options.maxTotalTimeout;
+    const total =
+      options.maxTotalTimeout ??
+      (pending.resetTimeoutOnProgress ? pending.timeout * DEFAULT_TOTAL_TIMEOUT_FACTOR : undefined);
     if (total !== undefined && Number.isFinite(total)) {
       pending.totalTimer = this.clock.setTimeout(() => this.#onTimeout(pending, true, total), total);
     }
@@ -257,6 +269,15 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#transport.close();
   }
 
+  /**
+   * Takes the server as lost for a reason the client found (a ping timeout): closes the transport
+   * and reports `reason`, not `closed`, to everything waiting on this connection.
+   */
+  lose(reason: CloseReason): Promise<void> {
+    this.#lostReason ??= reason;
+    return this.#transport.close();
+  }
+
   /** The next integer id no pending request holds. */
   #freshId(): number {
     while (this.#pending.has(this.#nextId)) this.#nextId++;
@@ -279,6 +300,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     if (pending.heldProgress) this.#deliverHeldProgress(pending);
     if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
+      logCancellation(this.#name ?? 'client', 'sent', pending.id, `${pending.method}: ${cancelReason}`);
       try {
         this.notify('notifications/cancelled', { requestId: pending.id, reason: cancelReason });
       } catch (sendError) {
@@ -367,7 +389,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     if (progress && onProgress) callUser(() => onProgress(progress));
   }
 
-  #onClose(reason: CloseReason): void {
+  #onClose(transportReason: CloseReason): void {
+    const reason = this.#lostReason ?? transportReason;
     this.#closeReason = reason;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
@@ -378,5 +401,27 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));
     }
     this.emit('close', reason);
+  }
+}
+
+/**
+ * Logs a cancellation with its reason, in either direction: `sent` (we gave up on one of our
+ * requests) or `received` (the server gave up on one of its own, or ended a listen stream).
+ */
+export function logCancellation(
+  server: string,
+  direction: 'sent' | 'received',
+  requestId: RequestId,
+  reason: string | undefined,
+): void {
+  debug(
+    '%s: cancellation %s for request %s: %s',
+    server,
+    direction,
+    requestId,
+    reason ?? '(no reason given)',
+  );
+  if (channels.cancellation.hasSubscribers) {
+    channels.cancellation.publish({ server, direction, requestId, reason });
   }
 }

@@ -19,6 +19,7 @@ import {
 } from '../validate.js';
 import { DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
 import { ELICITATION_MODES, type ElicitationMode } from './eras/elicitation.js';
+import { normalizeRoots, type Root } from './roots.js';
 
 export type { TransportSpec };
 
@@ -55,6 +56,16 @@ export interface ClientOptions {
   readonly samplingTools?: boolean;
   /** Checks structuredContent and elicitation answers against their schemas. @defaultValue @cfworker/json-schema, cached */
   readonly validateSchema?: SchemaValidator;
+  /**
+   * The roots offered to the server (`file://` URIs), answered to `roots/list`; declares `roots`
+   * with `listChanged`, and `setRoots()` changes them. Not with `handlers.roots`. @defaultValue none
+   */
+  readonly roots?: readonly Root[];
+  /**
+   * Legacy era: send `ping` this often (ms) while connected; a ping unanswered within the interval
+   * closes the connection with `ping_timeout` (and the client reconnects). @defaultValue none (off)
+   */
+  readonly pingInterval?: number;
 }
 
 export interface ResolvedClientOptions {
@@ -72,6 +83,8 @@ export interface ResolvedClientOptions {
   readonly elicitationModes: readonly ElicitationMode[];
   readonly samplingTools: boolean;
   readonly validateSchema: SchemaValidator;
+  readonly roots: readonly Root[] | undefined;
+  readonly pingInterval: number | undefined;
 }
 
 const CLIENT_KEYS = [
@@ -89,6 +102,8 @@ const CLIENT_KEYS = [
   'elicitationModes',
   'samplingTools',
   'validateSchema',
+  'roots',
+  'pingInterval',
 ] as const;
 const RECONNECT_KEYS = [
   'maxReconnects',
@@ -134,7 +149,22 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     elicitationModes: normalizeElicitationModes(input.elicitationModes ?? ['form']),
     samplingTools: booleanOption(input.samplingTools ?? false, 'samplingTools'),
     validateSchema: normalizeValidator(input.validateSchema),
+    roots: input.roots === undefined ? undefined : normalizeRootsOption(input.roots, input.handlers),
+    pingInterval:
+      input.pingInterval === undefined ? undefined : durationOption(input.pingInterval, 'pingInterval', 1),
   };
+}
+
+function normalizeRootsOption(value: unknown, handlers: unknown): readonly Root[] {
+  if ((handlers as ClientHandlers | undefined)?.roots !== undefined) {
+    throw new ConfigError(
+      'roots',
+      'give either roots (a list the client keeps, changed with setRoots) or handlers.roots (your own answer), not both',
+    );
+  }
+  const roots = normalizeRoots(value);
+  if (Array.isArray(roots)) return roots;
+  throw new ConfigError(roots.index === undefined ? 'roots' : `roots[${roots.index}]`, roots.problem);
 }
 
 function normalizeClientInfo(value: unknown): Implementation {

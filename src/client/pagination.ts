@@ -1,4 +1,5 @@
-import { ProtocolError } from '../errors.js';
+import { McpError, ProtocolError } from '../errors.js';
+import { INVALID_PARAMS } from '../jsonrpc/error-codes.js';
 
 /** Pages one `list*` call may walk before the server is considered broken. */
 export const MAX_PAGES = 1000;
@@ -39,4 +40,9 @@ export async function collectPages(
     seen.add(next);
     cursor = next;
   }
+}
+
+/** The answer to a request that carried a cursor, when the server refuses the cursor (-32602). */
+export function isBadCursorError(error: unknown): boolean {
+  return error instanceof McpError && error.code === INVALID_PARAMS;
 }

@@ -1,7 +1,8 @@
 import { debug } from '../diagnostics.js';
-import { AbortError, ConnectionClosedError } from '../errors.js';
+import { AbortError, CapabilityError, ConnectionClosedError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification, RequestId } from '../jsonrpc/messages.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
+import { logCancellation } from './connection.js';
 import type { Session } from './eras/session.js';
 import type { WarningSink } from './warnings.js';
 
@@ -34,6 +35,23 @@ export function isEmptyFilter(filter: SubscriptionFilter): boolean {
   return Object.keys(filter).length === 0;
 }
 
+/** What `requested` asked for that `granted` (an acknowledgement's filter) leaves out. */
+export function missingFromGrant(
+  requested: SubscriptionFilter,
+  granted: SubscriptionFilter,
+): SubscriptionFilter {
+  const missing: SubscriptionFilter = {};
+  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    if (requested[key] === true && granted[key] !== true) missing[key] = true;
+  }
+  const grantedUris = new Set(
+    Array.isArray(granted.resourceSubscriptions) ? granted.resourceSubscriptions : [],
+  );
+  const uris = (requested.resourceSubscriptions ?? []).filter((uri) => !grantedUris.has(uri));
+  if (uris.length > 0) missing.resourceSubscriptions = uris;
+  return missing;
+}
+
 interface Stream {
   id: string;
   filter: SubscriptionFilter;
@@ -42,6 +60,10 @@ interface Stream {
   acknowledge: () => void;
   fail: (error: Error) => void;
   session: Session;
+  /** What the acknowledgement left out of `filter`, once acknowledged. */
+  refused: SubscriptionFilter | undefined;
+  /** The server ended it (notifications/cancelled) while it was being replaced: nothing to report. */
+  endedWhileReplaced: boolean;
 }
 
 /**
@@ -121,6 +143,16 @@ export class Subscriptions {
     if (this.#session?.changeNotifications === 'listen') {
       this.#uris.add(uri);
       await this.#sync();
+      const refused = this.#current?.refused?.resourceSubscriptions ?? [];
+      if (refused.includes(uri)) {
+        // Not kept: the next filter would only ask again for what the server does not honour.
+        this.#uris.delete(uri);
+        throw new CapabilityError(
+          'resources/subscribe',
+          `the server acknowledged the subscription without ${uri}: it does not notify updates of that resource; read it again when you need it fresh`,
+          { server: this.#name },
+        );
+      }
       return;
     }
     await request('resources/subscribe', { uri });
@@ -146,15 +178,24 @@ export class Subscriptions {
   accept(notification: JsonRpcNotification): boolean {
     const id = (notification.params?._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID];
     if (id === undefined) return false;
-    const stream = this.#current?.id === id ? this.#current : [...this.#draining].find((s) => s.id === id);
+    const stream = this.#find(id);
     if (!stream) {
       debug('%s: dropped a notification for unknown subscription %s', this.#name, id);
       return false;
     }
     if (notification.method === 'notifications/subscriptions/acknowledged') {
-      const granted = (notification.params?.notifications ?? {}) as SubscriptionFilter;
-      if (!sameFilter(granted, stream.filter)) {
-        debug('%s: the server honours only %j of %j', this.#name, granted, stream.filter);
+      const raw = notification.params?.notifications;
+      const granted = (typeof raw === 'object' && raw !== null ? raw : {}) as SubscriptionFilter;
+      const refused = missingFromGrant(stream.filter, granted);
+      stream.refused = refused;
+      if (!isEmptyFilter(refused) && stream === this.#current) {
+        this.#warn({
+          type: 'subscription_narrowed',
+          message: `${this.#name}: the server acknowledged ${stream.id} without ${JSON.stringify(refused)}; those changes are not notified (re-fetch, or rely on ttlMs freshness)`,
+          error: new Error(`not granted: ${JSON.stringify(refused)}`),
+          requested: stream.filter,
+          granted,
+        });
       }
       stream.acknowledge();
       return false;
@@ -162,13 +203,31 @@ export class Subscriptions {
     return true;
   }
 
-  /** The server ended a listen stream with `notifications/cancelled`. */
-  serverCancelled(requestId: RequestId): void {
-    if (this.#current?.id !== requestId) return;
-    const stream = this.#current;
-    this.#current = undefined;
+  /**
+   * The server ended a listen stream with `notifications/cancelled`: the current one or one being
+   * replaced. Either way it is no longer running, so it is abandoned locally and never cancelled
+   * again on the wire.
+   */
+  serverCancelled(requestId: RequestId, reason?: string): void {
+    const stream = this.#find(requestId);
+    logCancellation(
+      this.#name,
+      'received',
+      requestId,
+      stream ? reason : `${reason ?? 'no reason'} (ignored: no such subscription)`,
+    );
+    if (!stream) return;
+    // One being replaced ends quietly: its replacement carries the notifications now.
+    stream.endedWhileReplaced = this.#current !== stream;
+    if (this.#current === stream) this.#current = undefined;
+    this.#draining.delete(stream);
     stream.session.abandon(stream.id, new Error('the server ended the subscription'));
-    debug('%s: the server ended subscription %s', this.#name, requestId);
+  }
+
+  #find(id: unknown): Stream | undefined {
+    if (this.#current?.id === id) return this.#current;
+    for (const stream of this.#draining) if (stream.id === id) return stream;
+    return undefined;
   }
 
   dispose(): void {
@@ -214,7 +273,17 @@ export class Subscriptions {
       fail = reject;
     });
     acknowledged.catch(() => {});
-    const stream: Stream = { id, filter, controller, acknowledged, acknowledge, fail, session };
+    const stream: Stream = {
+      id,
+      filter,
+      controller,
+      acknowledged,
+      acknowledge,
+      fail,
+      session,
+      refused: undefined,
+      endedWhileReplaced: false,
+    };
     const timer = setTimeout(() => {
       const error = new Error(`the server did not acknowledge ${id} within ${this.#ackTimeout} ms`);
       fail(error);
@@ -246,6 +315,7 @@ export class Subscriptions {
         (error: Error) => {
           if (this.#current === stream) this.#current = undefined;
           fail(error);
+          if (stream.endedWhileReplaced) return;
           if (!(error instanceof AbortError || error instanceof ConnectionClosedError)) {
             this.#listenFailed(id, error);
           }

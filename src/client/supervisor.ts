@@ -21,6 +21,7 @@ import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
 import { establishSession, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
+import { keepAlive } from './keepalive.js';
 import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
@@ -71,6 +72,8 @@ export interface SupervisorConfig {
   connectTimeout: number;
   reconnect: ReconnectPolicy;
   context: SessionContext;
+  /** Legacy: ms between liveness pings; none when undefined. */
+  pingInterval?: number | undefined;
 }
 
 /** Failures that starting again cannot heal: reported at once, never retried. */
@@ -251,7 +254,17 @@ export class Supervisor extends SafeEmitter<SupervisorEvents> {
         attempt = 0;
       }, this.#config.reconnect.resetAfter);
       healthy.unref();
+      const { pingInterval, context } = this.#config;
+      const stopPinging =
+        pingInterval !== undefined && session.era === 'legacy'
+          ? keepAlive(this.#connection!, {
+              name: this.#config.name,
+              interval: pingInterval,
+              warn: context.warn,
+            })
+          : undefined;
       const reason = await this.#closed(this.#connection!);
+      stopPinging?.();
       clearTimeout(healthy);
       session.dispose();
       if (this.#isClosed()) return;

@@ -8,13 +8,24 @@ export interface ClientWarning {
    * `log_level_refused`: `logging/setLevel` after a legacy handshake failed (the server stays
    * connected, without the level); `resubscribe_failed`: restoring a `resources/subscribe` after a
    * restart failed; `listen_failed`: a modern `subscriptions/listen` failed, timed out waiting
-   * for its acknowledgement, or was ended by the server (the next subscription opens a new one).
+   * for its acknowledgement, or was ended by the server (the next subscription opens a new one);
+   * `subscription_narrowed`: the server acknowledged a `subscriptions/listen` with less than was
+   * asked (`requested`, `granted`); `ping_failed`: a `pingInterval` ping failed or timed out.
    */
-  readonly type: 'log_level_refused' | 'resubscribe_failed' | 'listen_failed';
+  readonly type:
+    | 'log_level_refused'
+    | 'resubscribe_failed'
+    | 'listen_failed'
+    | 'subscription_narrowed'
+    | 'ping_failed';
   /** One sentence, starting with the server's name. */
   readonly message: string;
   /** The failure itself. */
   readonly error: Error;
+  /** subscription_narrowed: the filter asked for. */
+  readonly requested?: unknown;
+  /** subscription_narrowed: the filter the server acknowledged. */
+  readonly granted?: unknown;
 }
 
 export type WarningSink = (warning: ClientWarning) => void;

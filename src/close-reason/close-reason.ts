@@ -13,6 +13,11 @@ export type CloseReason =
    * handshake was refused or timed out, or `connectTimeout` passed. `error` says which.
    */
   | { type: 'connect_failed'; error: Error }
+  /**
+   * Client only: a `pingInterval` ping was not answered within `timeout` ms, so the server is
+   * taken as lost (its transport is closed and the client reconnects).
+   */
+  | { type: 'ping_timeout'; timeout: number }
   | StdioCloseReason
   | HttpCloseReason;
 
@@ -21,6 +26,7 @@ export type CloseReasonType = CloseReason['type'];
 const CLOSE_REASON_TEXT: Describers<CloseReason> = {
   closed: () => 'closed by the client',
   connect_failed: (reason) => `the connection attempt failed: ${reason.error.message}`,
+  ping_timeout: (reason) => `the server did not answer a ping within ${reason.timeout} ms`,
   ...STDIO_CLOSE_REASON_TEXT,
   ...HTTP_CLOSE_REASON_TEXT,
 };

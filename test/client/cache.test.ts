@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { cacheKey, freshFor, MAX_CACHE_ENTRIES, ResultCache } from '../../src/client/cache.js';
 import { Client } from '../../src/client/client.js';
-import { memoryServers, RpcError } from '../helpers/memory-server.js';
+import { McpError } from '../../src/errors.js';
+import { type MemoryServer, memoryServers, RpcError } from '../helpers/memory-server.js';
+import { names } from '../helpers/wait.js';
 
 describe('ResultCache', () => {
   test('a result is fresh for its ttlMs, then gone', () => {
@@ -235,5 +237,122 @@ describe('the Client caches modern results', () => {
     await client.listTools();
     await client.listTools();
     assert.equal(servers[0]!.requests('tools/list').length, 2);
+  });
+});
+
+describe('item 35: paginated caches and bad cursors', () => {
+  /**
+   * A modern server whose tools/list pages are fresh for a minute, cursors of one generation
+   * (`g1-...`); `rotate()` starts a new generation, after which old cursors get -32602.
+   */
+  function pagedServer() {
+    let generation = 1;
+    const { spec, servers } = memoryServers({
+      era: 'modern',
+      handlers: {
+        'tools/list': (params) => {
+          const cursor = params.cursor as string | undefined;
+          const page = (tools: string[], nextCursor?: string) => ({
+            tools: tools.map((name) => ({ name: `${name}-g${generation}`, inputSchema: { type: 'object' } })),
+            ...(nextCursor === undefined ? {} : { nextCursor }),
+            ttlMs: 60_000,
+            cacheScope: 'public',
+          });
+          if (cursor === undefined) return page(['a'], '');
+          // The empty string is this server's second cursor: a cursor, not the end.
+          if (cursor === '') return page(['b'], `g${generation}-c`);
+          if (cursor === 'repeat') return page(['r'], 'repeat');
+          if (cursor !== `g${generation}-c`) throw new RpcError(-32602, `invalid cursor ${cursor}`);
+          return page(['c']);
+        },
+      },
+    });
+    return { spec, servers, rotate: () => generation++ };
+  }
+
+  const listCalls = (server: MemoryServer) => server.requests('tools/list').length;
+
+  test('an empty-string cursor is fetched and cached as its own page', async () => {
+    const { spec, servers } = pagedServer();
+    await using client = new Client({ name: 'pages', transport: spec });
+    await client.connect();
+    assert.deepEqual(names((await client.listTools()).tools), ['a-g1', 'b-g1', 'c-g1']);
+    const cursors = servers[0]!.requests('tools/list').map((request) => request.params?.cursor);
+    assert.deepEqual(cursors, [undefined, '', 'g1-c']);
+    // Every page is fresh: the second walk is served from the cache, the '' page included.
+    await client.listTools();
+    const page = await client.listTools({ cursor: '' });
+    assert.deepEqual(names(page.tools), ['b-g1']);
+    assert.equal(listCalls(servers[0]!), 3);
+  });
+
+  test('a cursor the server refuses drops every cached page of that list', async () => {
+    const { spec, servers } = pagedServer();
+    await using client = new Client({ name: 'pages', transport: spec });
+    await client.connect();
+    await client.listTools();
+    await assert.rejects(
+      client.listTools({ cursor: 'g0-stale' }),
+      (error: unknown) => error instanceof McpError && error.code === -32602,
+    );
+    // The pages that were fresh are gone: the next walk asks the server for each again.
+    await client.listTools();
+    assert.equal(listCalls(servers[0]!), 3 + 1 + 3);
+  });
+
+  test('a walk that finds a stale cursor mid-way drops the cache and lists again from the start', async () => {
+    let generation = 1;
+    const { spec, servers } = memoryServers({
+      era: 'modern',
+      handlers: {
+        'tools/list': (params) => {
+          const cursor = params.cursor as string | undefined;
+          const tool = (name: string) => ({
+            name: `${name}-g${generation}`,
+            inputSchema: { type: 'object' },
+          });
+          // The first page is fresh for a minute; the second is never cached (ttlMs 0).
+          if (cursor === undefined)
+            return { tools: [tool('a')], nextCursor: `g${generation}`, ttlMs: 60_000 };
+          if (cursor !== `g${generation}`) throw new RpcError(-32602, `invalid cursor ${cursor}`);
+          return { tools: [tool('b')], ttlMs: 0 };
+        },
+      },
+    });
+    await using client = new Client({ name: 'pages', transport: spec });
+    await client.connect();
+    assert.deepEqual(names((await client.listTools()).tools), ['a-g1', 'b-g1']);
+    generation = 2;
+    // The cached first page hands out g1, refused now: dropped, and the walk starts over.
+    assert.deepEqual(names((await client.listTools()).tools), ['a-g2', 'b-g2']);
+    const cursors = servers[0]!.requests('tools/list').map((request) => request.params?.cursor);
+    assert.deepEqual(cursors, [undefined, 'g1', 'g1', undefined, 'g2']);
+  });
+
+  test('a repeated cursor fails the walk and drops the cached pages of that list', async () => {
+    let repeating = false;
+    const { spec, servers } = memoryServers({
+      era: 'modern',
+      handlers: {
+        'tools/list': (params) => {
+          const tool = { name: 't', inputSchema: { type: 'object' } };
+          if (params.cursor === undefined) return { tools: [tool], nextCursor: 'x', ttlMs: 60_000 };
+          return { tools: [tool], ...(repeating ? { nextCursor: 'x' } : {}), ttlMs: 0 };
+        },
+      },
+    });
+    await using client = new Client({ name: 'pages', transport: spec });
+    await client.connect();
+    await client.listTools();
+    repeating = true;
+    await assert.rejects(client.listTools(), /repeated the cursor "x"/);
+    repeating = false;
+    const before = listCalls(servers[0]!);
+    await client.listTools();
+    const cursors = servers[0]!
+      .requests('tools/list')
+      .slice(before)
+      .map((request) => request.params?.cursor);
+    assert.deepEqual(cursors, [undefined, 'x'], 'the cached first page was dropped');
   });
 });

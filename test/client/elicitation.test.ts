@@ -321,6 +321,49 @@ describe('sampling', () => {
     assert.deepEqual(answer.result, reply);
   });
 
+  test('item 47: a malformed sampling request is refused with -32602 before the handler sees it', async () => {
+    let called = 0;
+    const { client, server } = await legacyClient({
+      handlers: {
+        sampling: async () => {
+          called++;
+          return { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' };
+        },
+      },
+    });
+    await using _ = client;
+    const cases: Array<[object, RegExp]> = [
+      [{ ...message, messages: [] }, /messages must be a non-empty array/],
+      [
+        { ...message, messages: [{ role: 'system', content: { type: 'text', text: 'x' } }] },
+        /messages\[0\]\.role/,
+      ],
+      [{ ...message, messages: [{ role: 'user', content: 'plain text' }] }, /messages\[0\]\.content/],
+      [{ ...message, messages: [{ role: 'user', content: [] }] }, /messages\[0\]\.content/],
+      [{ ...message, maxTokens: 0 }, /maxTokens must be a positive integer/],
+      [{ messages: message.messages }, /maxTokens/],
+    ];
+    for (const [index, [params, problem]] of cases.entries()) {
+      const answer = await ask(server, 100 + index, 'sampling/createMessage', params);
+      assert.equal(answer.error?.code, -32602, JSON.stringify(params));
+      assert.match(answer.error!.message, problem);
+    }
+    assert.equal(called, 0);
+    const fine = await ask(server, 200, 'sampling/createMessage', {
+      ...message,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'image', data: 'AA==', mimeType: 'image/png' },
+          ],
+        },
+      ],
+    });
+    assert.equal(fine.result?.model, 'm');
+  });
+
   test('item 47: a handler result that is not a CreateMessageResult is an error naming what is missing', async () => {
     const { client, server } = await legacyClient({
       handlers: { sampling: async () => ({ role: 'assistant', content: { type: 'text', text: 'x' } }) },

@@ -2,11 +2,18 @@
 // while someone listens, replaced then cancelled when the filter changes, routed by subscription
 // id, re-opened after a restart) and the legacy resources/subscribe path.
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { describe, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import { buildFilter, isEmptyFilter, sameFilter } from '../../src/client/subscriptions.js';
+import type { ClientWarning } from '../../src/client/warnings.js';
 import { CapabilityError } from '../../src/errors.js';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../src/jsonrpc/messages.js';
+import type {
+  JsonObject,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+} from '../../src/jsonrpc/messages.js';
 import { type MemoryServer, memoryServers, SUB_ID } from '../helpers/memory-server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -203,5 +210,168 @@ describe('legacy change notifications', () => {
     await waitFor(() => subscribed.length === 4, 'the re-subscription');
     assert.equal(servers.length, 2);
     assert.equal(subscribed[3], '+file:///a');
+  });
+});
+
+describe('what the server acknowledges (item 27) and streams it ended (item 69)', () => {
+  /** A modern server that honours only toolsListChanged and file:///ok in its acknowledgements. */
+  function narrowServer() {
+    return memoryServers({
+      era: 'modern',
+      capabilities: CAPABILITIES,
+      handlers: {
+        'subscriptions/listen': (params, request, server) => {
+          const asked = params.notifications as Record<string, unknown>;
+          const granted: Record<string, unknown> = {};
+          if (asked.toolsListChanged) granted.toolsListChanged = true;
+          const uris = ((asked.resourceSubscriptions as string[] | undefined) ?? []).filter(
+            (uri) => uri === 'file:///ok',
+          );
+          if (uris.length > 0) granted.resourceSubscriptions = uris;
+          server.listens.set(request.id, granted);
+          server.notify('notifications/subscriptions/acknowledged', {
+            _meta: { [SUB_ID]: request.id },
+            notifications: granted,
+          });
+          return undefined;
+        },
+      },
+    });
+  }
+
+  test('item 27: a narrower grant is a subscription_narrowed warning naming what is missing', async () => {
+    const { spec } = narrowServer();
+    await using client = new Client({ name: 'subs', transport: spec });
+    await client.connect();
+    const warnings: ClientWarning[] = [];
+    client.on('warning', (warning) => warnings.push(warning));
+    client.on('toolsListChanged', () => {});
+    client.on('promptsListChanged', () => {});
+    await waitFor(() => warnings.length === 1, 'the warning');
+    const [warning] = warnings;
+    assert.equal(warning!.type, 'subscription_narrowed');
+    assert.match(warning!.message, /without \{"promptsListChanged":true\}/);
+    assert.deepEqual(warning!.granted, { toolsListChanged: true });
+    assert.deepEqual(warning!.requested, { toolsListChanged: true, promptsListChanged: true });
+  });
+
+  test('item 27: subscribeResource rejects for a URI the acknowledgement leaves out, and forgets it', async () => {
+    const { spec, servers } = narrowServer();
+    await using client = new Client({ name: 'subs', transport: spec });
+    await client.connect();
+    client.on('warning', () => {});
+    await client.subscribeResource('file:///ok');
+    await assert.rejects(
+      client.subscribeResource('file:///refused'),
+      (error: unknown) =>
+        error instanceof CapabilityError &&
+        /acknowledged the subscription without file:\/\/\/refused/.test(error.message),
+    );
+    // The next filter asks only for what is honoured.
+    client.on('toolsListChanged', () => {});
+    await waitFor(() => listenRequests(servers[0]!).length === 3, 'the third stream');
+    const last = listenRequests(servers[0]!).at(-1)!;
+    assert.deepEqual((last.params as { notifications: unknown }).notifications, {
+      toolsListChanged: true,
+      resourceSubscriptions: ['file:///ok'],
+    });
+  });
+
+  test('item 69: a replaced stream the server already ended is not cancelled again', async () => {
+    let holdAck = false;
+    const { spec, servers } = memoryServers({
+      era: 'modern',
+      capabilities: CAPABILITIES,
+      handlers: {
+        'subscriptions/listen': (params, request, server) => {
+          server.listens.set(request.id, params.notifications as JsonObject);
+          if (!holdAck)
+            server.notify('notifications/subscriptions/acknowledged', {
+              _meta: { [SUB_ID]: request.id },
+              notifications: params.notifications as JsonObject,
+            });
+          return undefined;
+        },
+      },
+    });
+    await using client = new Client({ name: 'subs', transport: spec });
+    await client.connect();
+    const server = servers[0]!;
+    const warnings: ClientWarning[] = [];
+    client.on('warning', (warning) => warnings.push(warning));
+    client.on('toolsListChanged', () => {});
+    await waitFor(() => server.listens.size === 1, 'the first stream');
+    holdAck = true;
+    const subscribed = client.subscribeResource('file:///a');
+    await waitFor(() => server.listens.size === 2, 'the replacement, not yet acknowledged');
+    // The server ends listen-1 while listen-2 waits for its acknowledgement.
+    server.notify('notifications/cancelled', { requestId: 'listen-1', reason: 'shutting down' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    server.notify('notifications/subscriptions/acknowledged', {
+      _meta: { [SUB_ID]: 'listen-2' },
+      notifications: { toolsListChanged: true, resourceSubscriptions: ['file:///a'] },
+    });
+    await subscribed;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(trail(server), ['listen listen-1', 'listen listen-2'], 'no cancel for listen-1');
+    assert.deepEqual(warnings, [], 'the replaced stream ends quietly');
+  });
+
+  test('item 69: a replaced stream the server closed with a result is not cancelled either', async () => {
+    let holdAck = false;
+    const { spec, servers } = memoryServers({
+      era: 'modern',
+      capabilities: CAPABILITIES,
+      handlers: {
+        'subscriptions/listen': (params, request, server) => {
+          server.listens.set(request.id, params.notifications as JsonObject);
+          if (!holdAck)
+            server.notify('notifications/subscriptions/acknowledged', {
+              _meta: { [SUB_ID]: request.id },
+              notifications: params.notifications as JsonObject,
+            });
+          return undefined;
+        },
+      },
+    });
+    await using client = new Client({ name: 'subs', transport: spec });
+    await client.connect();
+    const server = servers[0]!;
+    client.on('warning', () => {});
+    client.on('toolsListChanged', () => {});
+    await waitFor(() => server.listens.size === 1, 'the first stream');
+    holdAck = true;
+    const subscribed = client.subscribeResource('file:///a');
+    await waitFor(() => server.listens.size === 2, 'the replacement');
+    server.answer('listen-1', { resultType: 'complete', _meta: { [SUB_ID]: 'listen-1' } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    server.notify('notifications/subscriptions/acknowledged', {
+      _meta: { [SUB_ID]: 'listen-2' },
+      notifications: { toolsListChanged: true, resourceSubscriptions: ['file:///a'] },
+    });
+    await subscribed;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(trail(server), ['listen listen-1', 'listen listen-2']);
+  });
+
+  test('item 70: a server that ends a stream has its reason logged (received)', async () => {
+    const { spec, servers } = memoryServers({ era: 'modern', capabilities: CAPABILITIES });
+    await using client = new Client({ name: 'subs', transport: spec });
+    await client.connect();
+    client.on('warning', () => {});
+    const seen: unknown[] = [];
+    const onCancellation = (message: unknown) => seen.push(message);
+    diagnostics.subscribe('conduit-mcp:client:cancellation', onCancellation);
+    try {
+      client.on('toolsListChanged', () => {});
+      await waitFor(() => servers[0]!.listens.size === 1, 'the stream');
+      servers[0]!.notify('notifications/cancelled', { requestId: 'listen-1', reason: 'maintenance' });
+      await waitFor(() => seen.length === 1, 'the logged cancellation');
+      assert.deepEqual(seen, [
+        { server: 'subs', direction: 'received', requestId: 'listen-1', reason: 'maintenance' },
+      ]);
+    } finally {
+      diagnostics.unsubscribe('conduit-mcp:client:cancellation', onCancellation);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { McpError, ProtocolError, UsageError } from '../../errors.js';
 import { INVALID_PARAMS } from '../../jsonrpc/error-codes.js';
 import { INPUT_METHODS, type InputMethod } from '../../protocol/types.js';
+import { normalizeRoots } from '../roots.js';
 import { answerElicitation } from './elicitation.js';
 import type { SessionContext } from './session.js';
 
@@ -58,9 +59,47 @@ export async function runInputHandler(
         'this client did not declare sampling.tools: a sampling request with tools or toolChoice is refused',
       );
     }
+    const problem = samplingRequestProblem(request);
+    if (problem) throw new McpError(INVALID_PARAMS, `invalid sampling/createMessage request: ${problem}`);
     return checkSamplingResult(await call(request));
   }
-  return call(request);
+  return checkRootsResult(await call(request));
+}
+
+/** A ListRootsResult whose every root is a file:// URI, sent normalised; anything else is refused. */
+function checkRootsResult(result: unknown): unknown {
+  const roots = normalizeRoots((result as { roots?: unknown } | null)?.roots);
+  if (!Array.isArray(roots)) {
+    const where = roots.index === undefined ? '' : ` (roots[${roots.index}])`;
+    throw new UsageError(
+      `handlers.roots must resolve with { roots: [{ uri: 'file:///...' }] }: ${roots.problem}${where}`,
+    );
+  }
+  return { ...(result as object), roots };
+}
+
+/**
+ * What is wrong with a sampling request's messages, or undefined: a non-empty `messages` array,
+ * each with role `user` or `assistant` and content a block (or an array of blocks) with a string
+ * `type`, and a positive integer `maxTokens`. The handler never sees a malformed conversation.
+ */
+export function samplingRequestProblem(request: Record<string, unknown>): string | undefined {
+  const { messages, maxTokens } = request;
+  if (!Array.isArray(messages) || messages.length === 0) return 'messages must be a non-empty array';
+  for (const [index, message] of messages.entries()) {
+    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    if (role !== 'user' && role !== 'assistant')
+      return `messages[${index}].role must be 'user' or 'assistant'`;
+    const blocks = Array.isArray(content) ? content : [content];
+    if (
+      blocks.length === 0 ||
+      !blocks.every((block) => typeof (block as { type?: unknown } | null)?.type === 'string')
+    )
+      return `messages[${index}].content must be a content block or an array of them, each with a type`;
+  }
+  if (!Number.isInteger(maxTokens) || (maxTokens as number) <= 0)
+    return 'maxTokens must be a positive integer';
+  return undefined;
 }
 
 /** A CreateMessageResult needs a role, content and model; anything else is the handler's bug. */

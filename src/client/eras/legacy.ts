@@ -5,7 +5,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from 
 import type { LogLevel } from '../../protocol/meta.js';
 import { type Implementation, INPUT_METHODS, type ServerCapabilities } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
-import type { Connection, InternalRequestOptions } from '../connection.js';
+import { type Connection, type InternalRequestOptions, logCancellation } from '../connection.js';
 import { urlElicitationsOf } from './elicitation.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
@@ -239,8 +239,18 @@ export class LegacySession implements Session {
       return;
     }
     if (notification.method !== 'notifications/cancelled') return;
-    const requestId = (notification.params as { requestId?: RequestId } | undefined)?.requestId;
+    const { requestId, reason } = (notification.params ?? {}) as { requestId?: RequestId; reason?: unknown };
     const controller = requestId === undefined ? undefined : this.#answering.get(requestId);
+    if (requestId !== undefined) {
+      const why = typeof reason === 'string' ? reason : undefined;
+      logCancellation(
+        this.#context.name,
+        'received',
+        requestId,
+        controller ? why : `${why ?? 'no reason'} (ignored: not a request the client is answering)`,
+      );
+    }
+    // Invalid cancellations (unknown or finished ids, no id) are ignored.
     if (!controller) return;
     // The server gave up on its request: stop the handler and send no answer.
     this.#answering.delete(requestId!);

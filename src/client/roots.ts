@@ -1,0 +1,54 @@
+import { describe } from '../validate.js';
+
+/** A root the client exposes to the server (`roots/list`). */
+export interface Root {
+  /** A `file://` URI; sent normalised. */
+  uri: string;
+  name?: string;
+  _meta?: Record<string, unknown>;
+}
+
+/** A `..` path segment, plain or percent-encoded (`%2e%2e`, `.%2E`, ...). */
+const DOT_DOT_SEGMENT = /(^|\/)(\.|%2e){2}(\/|$)/i;
+
+/**
+ * Checks one root and returns it with its URI normalised (the WHATWG URL serialisation: percent
+ * encoding, `localhost` dropped, `.` segments removed). Returns a problem sentence instead when
+ * the root may not be sent: not an object, not a `file://` URI, a `..` segment that would escape
+ * the root (refused, never resolved), a query or a fragment, or a name that is not a string.
+ */
+export function normalizeRoot(value: unknown): Root | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `a root must be an object { uri, name? }, got ${describe(value)}`;
+  const { uri, name } = value as { uri?: unknown; name?: unknown };
+  if (typeof uri !== 'string') return `a root's uri must be a string, got ${describe(uri)}`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `the root ${JSON.stringify(uri)} is not a URI; roots are file:// URIs such as file:///home/user/project`;
+  }
+  if (url.protocol !== 'file:')
+    return `the root ${JSON.stringify(uri)} is not a file:// URI; roots must be file:// URIs`;
+  const path = uri.slice(uri.indexOf(':') + 1).split(/[?#]/, 1)[0]!;
+  if (DOT_DOT_SEGMENT.test(path.replaceAll('\\', '/')))
+    return `the root ${JSON.stringify(uri)} has a '..' segment; give the resolved directory instead`;
+  if (url.search !== '' || url.hash !== '' || uri.includes('?') || uri.includes('#'))
+    return `the root ${JSON.stringify(uri)} has a query or fragment; a root names a directory or file only`;
+  if (name !== undefined && typeof name !== 'string')
+    return `the name of the root ${JSON.stringify(uri)} must be a string, got ${describe(name)}`;
+  return { ...(value as Root), uri: url.href };
+}
+
+/** Every root normalised, or the first problem (with its index). */
+export function normalizeRoots(value: unknown): Root[] | { index: number | undefined; problem: string } {
+  if (!Array.isArray(value))
+    return { index: undefined, problem: `roots must be an array, got ${describe(value)}` };
+  const roots: Root[] = [];
+  for (const [index, entry] of value.entries()) {
+    const root = normalizeRoot(entry);
+    if (typeof root === 'string') return { index, problem: root };
+    roots.push(root);
+  }
+  return roots;
+}
