@@ -4,10 +4,9 @@
 //   node --import tsx bench/child.ts flood <client> [MiB]  a server that stops reading; send 64 MiB
 //   node --import tsx bench/child.ts many <client> <count> <count> servers from this one process
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import v8 from 'node:v8';
 import { type BenchConnection, CLIENTS, type ClientId } from './clients/index.js';
 import { killStrayServers, statusKiB, strayServers, waitGone } from './core/processes.js';
-import { collectGarbage } from './core/stats.js';
+import { collectGarbage, heapKiB, settleHeap } from './core/stats.js';
 
 const KiB = 1024;
 
@@ -135,19 +134,6 @@ async function flood(id: ClientId, messages: number): Promise<FloodResult> {
   return result;
 }
 
-/** GCs and short pauses until the heap stops shrinking, so a baseline does not fall under a measurement. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    collectGarbage?.();
-    await sleep(200);
-  }
-}
-
-function heapKiB(): number {
-  const { used_heap_size, external_memory } = v8.getHeapStatistics();
-  return (used_heap_size + external_memory) / 1024;
-}
-
 async function many(id: ClientId, count: number): Promise<ManyResult> {
   // Warm-up: a few servers up and down, so that loading, compiling and first-use costs are paid.
   const warm = await Promise.all(Array.from({ length: 4 }, () => CLIENTS[id].connect({ mode: 'legacy' })));
@@ -156,7 +142,7 @@ async function many(id: ClientId, count: number): Promise<ManyResult> {
   await Promise.all(
     warm.map((connection) => (connection.pid === undefined ? true : waitGone(connection.pid))),
   );
-  await settle();
+  await settleHeap();
   const rssBeforeKiB = statusKiB('VmRSS') ?? 0;
   const heapBeforeKiB = heapKiB();
   let firstError: string | null = null;
@@ -185,7 +171,7 @@ async function many(id: ClientId, count: number): Promise<ManyResult> {
       firstError ??= String((answer.reason as Error)?.message ?? answer.reason);
     }
   }
-  await settle();
+  await settleHeap();
   const rssAfterKiB = statusKiB('VmRSS') ?? 0;
   const heapAfterKiB = heapKiB();
   const serverRss = connections.map((c) => (c.pid === undefined ? undefined : statusKiB('VmRSS', c.pid)));

@@ -6,8 +6,8 @@
 //                                  [--workloads ids] [--no-write]
 //
 // --quick: every scenario once, with small amounts (under a minute), as a check before committing.
-// groups: throughput, modern, connect, close, flood, many, framing, http, http-connect, http-memory
-//         (default: all)
+// groups: throughput, modern, connect, close, flood, many, pool, framing, http, http-connect,
+//         http-memory (default: all)
 // clients: raw, conduit, sdk1, sdk2 (limits every group, e.g. for a --cpu-prof run)
 // workloads: sequential, in-flight, bytes-1m, bytes-8m (the throughput groups; HTTP: bytes-1m-json, -sse)
 //

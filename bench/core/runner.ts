@@ -75,11 +75,15 @@ export async function settleAfter(pid: number | undefined): Promise<void> {
 
 const CHILD_SCRIPT = path.join(root, 'bench/child.ts');
 
-/** Runs bench/child.ts in a process of its own; resolves with its JSON line and its stderr. */
-export function runChild<T>(args: string[], timeoutMs = 120_000): Promise<{ result: T; stderr: string }> {
+/** Runs bench/child.ts (or `script`) in a process of its own; resolves with its JSON line and its stderr. */
+export function runChild<T>(
+  args: string[],
+  timeoutMs = 120_000,
+  script = CHILD_SCRIPT,
+): Promise<{ result: T; stderr: string }> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD_SCRIPT, ...args], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 // Statistics the bench runner and its child processes share: summaries of samples, a full GC
 // between samples, and number formatting.
+import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -60,6 +61,20 @@ export const collectGarbage: (() => void) | undefined = (() => {
     return undefined;
   }
 })();
+
+/** GCs and short pauses until the heap stops shrinking, so a baseline does not fall under a measurement. */
+export async function settleHeap(): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    collectGarbage?.();
+    await sleep(200);
+  }
+}
+
+/** V8's used heap plus external memory, in KiB (steadier than RSS). */
+export function heapKiB(): number {
+  const { used_heap_size, external_memory } = v8.getHeapStatistics();
+  return (used_heap_size + external_memory) / 1024;
+}
 
 /** 3 significant digits at most, thousands separated: 51,877 / 80.3 / 9.87 / 0.412. */
 export function formatNumber(value: number): string {

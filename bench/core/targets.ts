@@ -115,6 +115,13 @@ export function buildRow(result: ScenarioResult, spec: RowSpec, results: readonl
 }
 
 /**
+ * ClientPool (issues 21 and 23): 100 servers all ready within 1.05x the raw floor (the same processes
+ * spawned with no library), and the client heap per server at most the best official client's
+ * (@modelcontextprotocol/client 2.x: 15.7 KiB in the run of 2026-12-01).
+ */
+export const POOL_TARGETS = { readyVsRaw: 1.05, heapKiBPerServer: 15.7 } as const;
+
+/**
  * The HTTP scenarios' targets (issue 17), by workload id: at least 1.5x the best official
  * Streamable HTTP client sequential and 2x at 256 in flight, at least 0.9x the raw floor everywhere
  * (connect: at most 1/0.9 of the raw floor's time), and a flat heap over the long run.

@@ -10,6 +10,7 @@ import { httpConnect } from './http/connect.js';
 import { httpMemory } from './http/memory.js';
 import { httpThroughput } from './http/throughput.js';
 import { many } from './many.js';
+import { pool } from './pool.js';
 import { legacyThroughput, modernThroughput } from './throughput.js';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -19,6 +20,7 @@ export const SCENARIOS: readonly Scenario[] = [
   close,
   floodScenario,
   many,
+  pool,
   framing,
   httpThroughput,
   httpConnect,

@@ -1,9 +1,15 @@
 import { Client } from '../client/client.js';
 import type { ClientOptions } from '../client/options.js';
+import type { ReadyEvent, ReconnectingEvent } from '../client/supervisor.js';
 import { ClientClosedError, ConnectionClosedError, isConduitError, StartTimeoutError } from '../errors.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
+import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { LogMessage, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
 import type { Era } from '../protocol/versions.js';
+import type { CloseReason } from '../transport/transport.js';
 import type { Limiter } from './limit.js';
+
+/** The member behind each Client, for the listeners every member shares. */
+const owners = new WeakMap<Client, PoolMember>();
 
 /**
  * A pool server's state:
@@ -11,7 +17,8 @@ import type { Limiter } from './limit.js';
  * - `starting`: its first connection is under way (within `startTimeout`);
  * - `ready`: connected;
  * - `reconnecting`: it was ready, lost the connection, and is being restarted;
- * - `needs_auth`: an HTTP server waiting for the user's OAuth consent (an `AuthError`);
+ * - `needs_auth`: an HTTP server waiting for the user's OAuth consent (`onAuthorizationUrl` was
+ *   called), or whose authorization failed with an `AuthError` (not retried);
  * - `failed`: it never became ready (or its client gave up); `error` says why and
  *   `nextAttemptAt` when its reconnect policy tries again, if it does;
  * - `disabled`: `"disabled": true` in the config, never started;
@@ -61,17 +68,22 @@ const CAPABILITY: Record<ListKind, string> = {
   resources: 'resources',
   resourceTemplates: 'resources',
 };
+/** Events the pool only passes on, listened to on the Clients once the pool has a listener for them. */
+export const RELAYED = { notification: true, log: true, resourceUpdated: true } as const;
+export type RelayedEvent = keyof typeof RELAYED;
 const CHANGE_EVENT = {
   toolsListChanged: ['tools'],
   promptsListChanged: ['prompts'],
   resourcesListChanged: ['resources', 'resourceTemplates'],
 } as const;
-const REEMITTED = ['notification', 'log', 'resourceUpdated'] as const;
 
 export interface MemberSetup {
   readonly name: string;
-  /** The Client's options (async: a config file's `${input:id}` may need the host first). */
-  readonly prepare: () => Promise<ClientOptions>;
+  /**
+   * The Client's options when they are not known yet (a config file's `${input:id}` may need the
+   * host first); undefined when `options` has them.
+   */
+  readonly prepare: (() => Promise<ClientOptions>) | undefined;
   /** Set when the options are known now, so `get()` has a Client before the first start. */
   readonly options: ClientOptions | undefined;
   /** An error known before start (a config entry's problem): the server fails at once. */
@@ -83,6 +95,8 @@ export interface MemberSetup {
   readonly limiter: Limiter;
   /** The pool's emit, guarded so a throwing listener never unwinds into the member. */
   readonly emit: (event: string, payload: unknown) => void;
+  /** The relayed events the pool has listeners for (shared by every member, updated by the pool). */
+  readonly relayed: ReadonlySet<RelayedEvent>;
 }
 
 /** One server of a pool: its Client, its state and its last known lists. */
@@ -164,7 +178,9 @@ export class PoolMember {
       let client = this.#client;
       if (client === undefined) {
         try {
-          client = this.#create(await this.#setup.prepare());
+          client = this.#create(
+            this.#setup.prepare ? await this.#setup.prepare() : (this.#setup.options as ClientOptions),
+          );
         } catch (error) {
           this.#fail(error as Error);
           return;
@@ -203,73 +219,147 @@ export class PoolMember {
   }
 
   #create(options: ClientOptions): Client {
-    const client = new Client(options);
+    const client = new Client(this.#withConsentWatch(options));
     this.#client = client;
-    const emit = this.#setup.emit;
-    const server = this.name;
-    client.on('ready', (event) => {
-      this.#everReady = true;
-      this.#state = 'ready';
-      this.#error = undefined;
-      this.#nextAttemptAt = undefined;
-      for (const cache of this.#lists.values()) cache.stale = true;
-      void this.refresh('tools');
-      this.#settleStart?.();
-      emit('serverReady', { server, ...event });
-      emit('ready', { server, ...event });
-    });
-    client.on('disconnected', (reason) => {
-      this.#error = new ConnectionClosedError(reason, { server });
-      if (this.#state === 'ready') this.#state = 'reconnecting';
-      emit('disconnected', { server, reason });
-    });
-    client.on('reconnecting', (event) => {
-      this.#restarts++;
-      this.#error = event.error;
-      this.#nextAttemptAt = Date.now() + event.delay;
-      this.#state = this.#everReady ? 'reconnecting' : downState(event.error);
-      this.#settleStart?.();
-      emit('serverError', {
-        server,
-        error: event.error,
-        state: this.#state,
-        nextAttemptAt: this.#nextAttemptAt,
-      });
-      emit('reconnecting', { server, ...event });
-    });
-    client.on('closed', (reason) => {
-      this.#nextAttemptAt = undefined;
-      if (this.#closing) {
-        this.#state = 'closed';
-      } else if (this.#everReady) {
-        // Gave up after a loss. Before the first ready, connect()'s rejection brings the cause.
-        this.#fail(this.#error ?? new ClientClosedError(reason, { server }));
+    owners.set(client, this);
+    // One function per event shared by every member (it finds its member through the Client), not
+    // ten closures per server: a pool of a hundred servers keeps about 1 KiB less per server.
+    for (const [event, listener] of Object.entries(PoolMember.#listeners)) {
+      if (!(event in RELAYED) || this.#setup.relayed.has(event as RelayedEvent)) {
+        client.on(event as 'ready', listener as () => void);
       }
-      emit('serverClosed', { server, reason });
-      emit('closed', { server, reason });
-    });
-    for (const [event, kinds] of Object.entries(CHANGE_EVENT)) {
-      client.on(event as keyof typeof CHANGE_EVENT, () => {
-        for (const kind of kinds) this.#changed(kind);
-        emit(event, { server });
-      });
-    }
-    for (const event of REEMITTED) {
-      client.on(event, (payload: unknown) => {
-        emit(
-          event,
-          event === 'notification' ? { server, notification: payload } : { server, ...(payload as object) },
-        );
-      });
     }
     return client;
+  }
+
+  /**
+   * Starts relaying one of the events the pool only passes on (`notification`, `log`,
+   * `resourceUpdated`): the pool calls it when its first listener for that event is added.
+   */
+  relay(event: RelayedEvent): void {
+    this.#client?.on(event as 'log', PoolMember.#listeners[event] as () => void);
+  }
+
+  /**
+   * An HTTP server with OAuth whose consent the host asks for through `onAuthorizationUrl`: the
+   * pool wraps that callback, so the server is `needs_auth` from the call until the user's answer
+   * (the URL the callback returns, or the redirect the loopback listener catches: the next ready or
+   * failure), and `connect()` no longer waits for it.
+   */
+  #withConsentWatch(options: ClientOptions): ClientOptions {
+    // Unchecked here: the Client validates the options and names any problem.
+    const transport = options.transport as { type?: unknown; auth?: unknown } | undefined;
+    const auth = transport?.auth as { onAuthorizationUrl?: unknown } | undefined;
+    if (transport?.type !== 'http' || typeof auth?.onAuthorizationUrl !== 'function') return options;
+    const ask = auth.onAuthorizationUrl as (this: unknown, url: URL) => Promise<string | URL | undefined>;
+    const onAuthorizationUrl = async (url: URL) => {
+      this.#consentPending(url);
+      const back = await ask.call(auth, url);
+      // A URL back is the user's answer; nothing back means the loopback listener waits for it.
+      if (back !== undefined) this.#consentGiven();
+      return back;
+    };
+    return {
+      ...options,
+      transport: { ...transport, auth: { ...auth, onAuthorizationUrl } },
+    } as ClientOptions;
+  }
+
+  #consentPending(url: URL): void {
+    if (this.#closing) return;
+    this.#state = 'needs_auth';
+    this.#settleStart?.();
+    this.#emit('serverNeedsAuth', { server: this.name, url });
+  }
+
+  #consentGiven(): void {
+    if (this.#closing || this.#state !== 'needs_auth') return;
+    this.#state = this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
+  }
+
+  static readonly #listeners = {
+    ready(this: Client, event: ReadyEvent) {
+      const member = owners.get(this)!;
+      member.#everReady = true;
+      member.#state = 'ready';
+      member.#error = undefined;
+      member.#nextAttemptAt = undefined;
+      for (const cache of member.#lists.values()) cache.stale = true;
+      void member.refresh('tools');
+      member.#settleStart?.();
+      member.#emit('serverReady', { server: member.name, ...event });
+      member.#emit('ready', { server: member.name, ...event });
+    },
+    disconnected(this: Client, reason: CloseReason) {
+      const member = owners.get(this)!;
+      member.#error = new ConnectionClosedError(reason, { server: member.name });
+      if (member.#state === 'ready') member.#state = 'reconnecting';
+      member.#emit('disconnected', { server: member.name, reason });
+    },
+    reconnecting(this: Client, event: ReconnectingEvent) {
+      const member = owners.get(this)!;
+      member.#restarts++;
+      member.#error = event.error;
+      member.#nextAttemptAt = Date.now() + event.delay;
+      member.#state = member.#everReady ? 'reconnecting' : downState(event.error);
+      member.#settleStart?.();
+      member.#emit('serverError', {
+        server: member.name,
+        error: event.error,
+        state: member.#state,
+        nextAttemptAt: member.#nextAttemptAt,
+      });
+      member.#emit('reconnecting', { server: member.name, ...event });
+    },
+    closed(this: Client, reason: CloseReason | undefined) {
+      const member = owners.get(this)!;
+      member.#nextAttemptAt = undefined;
+      if (member.#closing) {
+        member.#state = 'closed';
+      } else if (member.#everReady) {
+        // Gave up after a loss. Before the first ready, connect()'s rejection brings the cause.
+        member.#fail(member.#error ?? new ClientClosedError(reason, { server: member.name }));
+      }
+      member.#emit('serverClosed', { server: member.name, reason });
+      member.#emit('closed', { server: member.name, reason });
+    },
+    toolsListChanged(this: Client) {
+      owners.get(this)!.#listChanged('toolsListChanged');
+    },
+    promptsListChanged(this: Client) {
+      owners.get(this)!.#listChanged('promptsListChanged');
+    },
+    resourcesListChanged(this: Client) {
+      owners.get(this)!.#listChanged('resourcesListChanged');
+    },
+    notification(this: Client, notification: JsonRpcNotification) {
+      const member = owners.get(this)!;
+      member.#emit('notification', { server: member.name, notification });
+    },
+    log(this: Client, message: LogMessage) {
+      const member = owners.get(this)!;
+      member.#emit('log', { server: member.name, ...message });
+    },
+    resourceUpdated(this: Client, event: { uri: string }) {
+      const member = owners.get(this)!;
+      member.#emit('resourceUpdated', { server: member.name, ...event });
+    },
+  };
+
+  #emit(event: string, payload: unknown): void {
+    this.#setup.emit(event, payload);
+  }
+
+  #listChanged(event: keyof typeof CHANGE_EVENT): void {
+    for (const kind of CHANGE_EVENT[event]) this.#changed(kind);
+    this.#emit(event, { server: this.name });
   }
 
   #fail(error: Error): void {
     if (this.#closing) return;
     this.#error = error;
     this.#state = downState(error);
-    if (this.#state !== 'needs_auth' && this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
+    if (this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
     this.#settleStart?.();
     this.#setup.emit('serverError', {
       server: this.name,
@@ -360,7 +450,11 @@ export class PoolMember {
   }
 }
 
-/** needs_auth for an authorization error (OAuth, once HTTP lands), failed for anything else. */
+/**
+ * needs_auth for an AuthError (authorization required and not obtained: no onAuthorizationUrl to
+ * ask the user, no answer in time, refused, a server that never accepts the token), failed for
+ * anything else. The supervisor never retries an AuthError: asking again needs the host.
+ */
 function downState(error: Error): ServerState {
   return isConduitError(error) && error.code === 'CONDUIT_AUTH' ? 'needs_auth' : 'failed';
 }

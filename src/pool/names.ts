@@ -22,6 +22,25 @@ export function shortHash(server: string, name: string): string {
   return createHash('sha256').update(`${server}\u0000${name}`).digest('hex').slice(0, HASH_LENGTH);
 }
 
+const tests = new WeakMap<RegExp, { one: RegExp; all: RegExp }>();
+
+/**
+ * The rule's character class as a test of one character and of a whole name, without g or y (whose
+ * lastIndex would make test() skip), compiled once per rule.
+ */
+function characterTests(characters: RegExp): { one: RegExp; all: RegExp } {
+  let found = tests.get(characters);
+  if (found === undefined) {
+    const flags = characters.flags.replace(/[gy]/g, '');
+    found = {
+      one: new RegExp(characters.source, flags),
+      all: new RegExp(`^(?:${characters.source})*$`, flags),
+    };
+    tests.set(characters, found);
+  }
+  return found;
+}
+
 /**
  * The pool name of a server's tool or prompt: joined, each character outside the rule replaced by
  * `_`, and if still too long, cut and ended with `_` and the hash of server and name, so the
@@ -29,9 +48,11 @@ export function shortHash(server: string, name: string): string {
  */
 export function poolName(server: string, name: string, rule: NameRule): string {
   const joined = rule.join(server, name);
-  const test = new RegExp(rule.characters.source, rule.characters.flags.replace(/[gy]/g, ''));
+  const test = characterTests(rule.characters);
+  // Most names need no change: one test of the whole name instead of one per character.
+  if (joined.length > 0 && joined.length <= rule.maxLength && test.all.test(joined)) return joined;
   let safe = '';
-  for (const character of joined) safe += test.test(character) ? character : '_';
+  for (const character of joined) safe += test.one.test(character) ? character : '_';
   if (safe.length === 0) safe = `_${shortHash(server, name)}`;
   if (safe.length <= rule.maxLength) return safe;
   const head = safe.slice(0, Math.max(0, rule.maxLength - HASH_LENGTH - 1));

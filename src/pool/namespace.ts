@@ -70,6 +70,37 @@ export function nameItems<T extends { name: string }>(
   return { byName, list, collision, collided };
 }
 
+/**
+ * The one item behind a pool name, for routing a call: the same names as nameItems without building
+ * the merged list. A collision on that name is an error; undefined when no item has it.
+ */
+export function findNamed<T extends { name: string }>(
+  members: readonly PoolMember[],
+  items: (member: PoolMember) => readonly T[] | undefined,
+  rule: NameRule,
+  drop: boolean,
+  kind: 'tool' | 'prompt',
+  wanted: string,
+): { member: PoolMember; originalName: string } | NameCollisionError | undefined {
+  let found: { member: PoolMember; originalName: string } | undefined;
+  for (const member of members) {
+    if (!shown(member, drop)) continue;
+    for (const original of items(member) ?? []) {
+      if (poolName(member.name, original.name, rule) !== wanted) continue;
+      if (found) {
+        return new NameCollisionError(
+          wanted,
+          [found.member.name, member.name],
+          [found.originalName, original.name],
+          kind,
+        );
+      }
+      found = { member, originalName: original.name };
+    }
+  }
+  return found;
+}
+
 /** A URI template (RFC 6570) as a regular expression that matches the URIs it can expand to. */
 export function templatePattern(template: string): RegExp {
   let source = '';

@@ -16,7 +16,7 @@ export interface PoolServerOptions extends Omit<ClientOptions, 'name' | 'transpo
   readonly disabled?: boolean;
   /** Start on first use instead of in `connect()`. @defaultValue the pool's `lazy` */
   readonly lazy?: boolean;
-  /** ms `connect()` waits for this server. @defaultValue the pool's `startTimeout` */
+  /** ms `connect()` waits for this server. @defaultValue the pool's `startTimeout`, else this server's `connectTimeout`, else 60000 */
   readonly startTimeout?: number;
 }
 
@@ -26,7 +26,8 @@ export interface ClientPoolOptions {
   readonly concurrency?: number;
   /**
    * ms `connect()` waits for one server before reporting it `failed` with a StartTimeoutError (it
-   * goes on trying under its reconnect policy). @defaultValue 60000 (the Client's connectTimeout default)
+   * goes on trying under its reconnect policy). @defaultValue each server's `connectTimeout`
+   * (60000 when it sets none, the Client's default)
    */
   readonly startTimeout?: number;
   /** Start every server on first use. @defaultValue false */
@@ -43,7 +44,8 @@ export interface ClientPoolOptions {
 
 export interface ResolvedPoolOptions {
   readonly concurrency: number;
-  readonly startTimeout: number;
+  /** Undefined when not given: each server then waits its own `connectTimeout`. */
+  readonly startTimeout: number | undefined;
   readonly lazy: boolean;
   readonly names: NameRule;
   readonly dropUnavailable: boolean;
@@ -91,7 +93,8 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
   }
   return {
     concurrency: integerOption(input.concurrency ?? availableParallelism() * 4, 'concurrency', 'servers', 1),
-    startTimeout: timerOption(input.startTimeout ?? DEFAULT_START_TIMEOUT, 'startTimeout'),
+    startTimeout:
+      input.startTimeout === undefined ? undefined : timerOption(input.startTimeout, 'startTimeout'),
     lazy: booleanOption(input.lazy ?? false, 'lazy'),
     names: {
       join: join as NameRule['join'],
@@ -114,6 +117,12 @@ export function timerOption(value: unknown, key: string): number {
   return ms;
 }
 
+/** The pool's startTimeout if given, else the server's connectTimeout if it is a number, else 60000. */
+export function defaultStartTimeout(pool: ResolvedPoolOptions, connectTimeout: unknown): number {
+  if (pool.startTimeout !== undefined) return pool.startTimeout;
+  return typeof connectTimeout === 'number' ? connectTimeout : DEFAULT_START_TIMEOUT;
+}
+
 /** Splits a server's options into the Client's and the pool's. */
 export function splitServerOptions(
   name: string,
@@ -127,6 +136,9 @@ export function splitServerOptions(
     client: { ...client, name } as unknown as ClientOptions,
     disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),
     lazy: booleanOption(lazy ?? pool.lazy, `${prefix}.lazy`),
-    startTimeout: timerOption(startTimeout ?? pool.startTimeout, `${prefix}.startTimeout`),
+    startTimeout: timerOption(
+      startTimeout ?? defaultStartTimeout(pool, client.connectTimeout),
+      `${prefix}.startTimeout`,
+    ),
   };
 }

@@ -5,13 +5,21 @@ import type { ClientOptions } from '../client/options.js';
 import type { ReadyEvent } from '../client/supervisor.js';
 import type { ConfigTransport } from '../config/entry.js';
 import { type LoadConfigOptions, loadConfigFile } from '../config/load.js';
-import { ServerUnavailableError, UnknownNameError } from '../errors.js';
+import { NameCollisionError, ServerUnavailableError, UnknownNameError } from '../errors.js';
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
 import { Limiter } from './limit.js';
-import { type ListKind, PoolMember, type ServerState, type ServerStatus } from './member.js';
 import {
+  type ListKind,
+  PoolMember,
+  RELAYED,
+  type RelayedEvent,
+  type ServerState,
+  type ServerStatus,
+} from './member.js';
+import {
+  findNamed,
   type Named,
   nameItems,
   type PoolPrompt,
@@ -23,9 +31,11 @@ import {
 } from './namespace.js';
 import {
   type ClientPoolOptions,
+  defaultStartTimeout,
   type ResolvedPoolOptions,
   resolvePoolOptions,
   splitServerOptions,
+  timerOption,
 } from './options.js';
 
 type WithServer<T> = { server: string } & T;
@@ -36,6 +46,8 @@ export interface ClientPoolEvents {
     event: { server: string; error: Error; state: ServerState; nextAttemptAt: number | undefined },
   ];
   serverClosed: [event: { server: string; reason: CloseReason | undefined }];
+  /** An HTTP server waits for the user's OAuth consent at `url` (its `onAuthorizationUrl` was called). */
+  serverNeedsAuth: [event: { server: string; url: URL }];
   ready: [event: WithServer<ReadyEvent>];
   disconnected: [event: { server: string; reason: CloseReason }];
   reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
@@ -114,18 +126,22 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
         });
       }
     };
-    const common = { limiter, emit };
+    const relayed = new Set<RelayedEvent>();
+    (this as EventEmitter).on('newListener', (event: string | symbol) => {
+      if (typeof event !== 'string' || !(event in RELAYED) || relayed.has(event as RelayedEvent)) return;
+      relayed.add(event as RelayedEvent);
+      for (const member of this.#members) member.relay(event as RelayedEvent);
+    });
+    const common = { limiter, emit, relayed };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
-      const url =
-        (server.client.transport as { type?: string; url?: string }).type === 'http'
-          ? (server.client.transport as { url?: string }).url
-          : undefined;
+      const transport = server.client.transport as { type?: string; url?: string } | undefined;
+      const url = transport?.type === 'http' ? transport.url : undefined;
       this.#add(
         new PoolMember({
           ...common,
           name,
-          prepare: async () => server.client,
+          prepare: undefined,
           options: server.client,
           error: undefined,
           disabled: server.disabled,
@@ -148,7 +164,10 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
           error: entry.error,
           disabled: entry.disabled,
           lazy: this.#options.lazy,
-          startTimeout: this.#options.startTimeout,
+          startTimeout: timerOption(
+            defaultStartTimeout(this.#options, fromFile!.client.connectTimeout),
+            'client.connectTimeout',
+          ),
           url: known?.type === 'http' ? known.url : undefined,
         }),
       );
@@ -321,25 +340,41 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
   }
 
   async #route(kind: 'tool' | 'prompt', name: string): Promise<{ member: PoolMember; originalName: string }> {
-    const lookup = () => (kind === 'tool' ? this.#tools() : this.#prompts());
-    let named = lookup();
-    if (!named.byName.has(name) && !named.collided.has(name)) {
-      await this.#gather(kind === 'tool' ? 'tools' : 'prompts');
-      named = lookup();
+    const list = kind === 'tool' ? 'tools' : 'prompts';
+    const lookup = () =>
+      findNamed(
+        this.#members,
+        (m) => m.items(list),
+        this.#options.names,
+        this.#options.dropUnavailable,
+        kind,
+        name,
+      );
+    let found = lookup();
+    if (found === undefined) {
+      await this.#gather(list);
+      found = lookup();
     }
-    const collision = named.collided.get(name);
-    if (collision) throw collision;
-    const found = named.byName.get(name);
+    if (found instanceof NameCollisionError) throw found;
     if (!found) {
-      const known = [...named.byName.keys()];
+      const known = (kind === 'tool' ? this.#tools() : this.#prompts()).list.map((item) => item.name);
       throw new UnknownNameError(
         kind,
         name,
-        `no pool server has a ${kind} named ${JSON.stringify(name)}; the pool's ${kind}s are ${known.slice(0, 20).join(', ') || 'none'}${known.length > 20 ? ', ...' : ''}`,
+        `no pool server has a ${kind} named ${JSON.stringify(name)}; the pool's ${kind}s are ${known.slice(0, 20).join(', ') || 'none'}${known.length > 20 ? ', ...' : ''}${this.#unknownLists(kind)}`,
       );
     }
     await this.#usable(found.member, `${kind === 'tool' ? 'tools/call' : 'prompts/get'} ${name}`);
-    return { member: found.member, originalName: found.item.originalName };
+    return found;
+  }
+
+  /** The servers down without a known list, whose names cannot be routed yet (and why). */
+  #unknownLists(kind: 'tool' | 'prompt'): string {
+    const list = kind === 'tool' ? 'tools' : 'prompts';
+    const down = this.#members.filter((m) => DOWN.has(m.state) && m.items(list) === undefined);
+    if (down.length === 0) return '';
+    const why = (m: PoolMember) => `${m.name} (${m.state}${m.error ? `: ${m.error.message}` : ''})`;
+    return `; not known yet from the servers that are down: ${down.map(why).join(', ')}`;
   }
 
   async #usable(member: PoolMember, what: string): Promise<void> {

@@ -11,9 +11,10 @@ import {
   ServerUnavailableError,
   StartTimeoutError,
 } from '../../src/index.js';
+import { resolvePoolOptions, splitServerOptions } from '../../src/pool/options.js';
 import { guardProcesses, isRunning } from '../helpers/processes.js';
 import { textOf, waitFor } from '../helpers/wait.js';
-import { fixtureTransport, MODEL_SAFE } from './helpers.js';
+import { fixtureTransport, MODEL_SAFE, node } from './helpers.js';
 
 guardProcesses();
 
@@ -38,6 +39,29 @@ test('a server that hangs at start fails at its startTimeout; connect() does not
   assert.ok(hung.error instanceof StartTimeoutError);
   assert.match(hung.error.message, /^hung: not ready within 1500 ms \(startTimeout\)/);
   assert.match(textOf(await pool.callTool({ name: 'quick__echo' })), /^echo /);
+});
+
+test("startTimeout's default: the pool's, else the server's connectTimeout (a slow first start may need more than 60 s), else 60000", () => {
+  const transport = { type: 'stdio', command: node } as const;
+  const split = (server: object, pool: object = {}) =>
+    splitServerOptions('s', { transport, ...server }, resolvePoolOptions({ servers: {}, ...pool }))
+      .startTimeout;
+  assert.equal(split({}), 60_000);
+  assert.equal(split({ connectTimeout: 120_000 }), 120_000);
+  assert.equal(split({ connectTimeout: 120_000 }, { startTimeout: 5000 }), 5000);
+  assert.equal(split({ connectTimeout: 120_000, startTimeout: 7000 }, { startTimeout: 5000 }), 7000);
+});
+
+test('a server whose options the Client refuses (no transport) is failed with the ConfigError; the others run', async () => {
+  await using pool = new ClientPool({
+    servers: { broken: {} as never, fine: { transport: named(['echo']) } },
+  });
+  await pool.connect();
+  const broken = stateOf(pool, 'broken');
+  assert.equal(broken.state, 'failed');
+  assert.ok(broken.error instanceof ConfigError);
+  assert.match(broken.error.message, /transport must be an object/);
+  assert.equal(stateOf(pool, 'fine').state, 'ready');
 });
 
 test('a server that crashes later: reconnecting with the next attempt time, its tools listed as unavailable, calls fail at once', async () => {
@@ -183,6 +207,25 @@ test('lazy servers start on first use; change notifications refresh the merged l
   await pool.callTool({ name: 'dual__change' });
   await waitFor(() => changed.includes('legacy') && changed.includes('dual'), 'both change notifications');
   assert.equal((await pool.listTools()).tools.length, tools.length);
+});
+
+test('log messages and notifications are relayed with the server name, also to listeners added after connect()', async () => {
+  await using pool = new ClientPool({
+    servers: {
+      quiet: { transport: named(['echo']) },
+      chatty: { transport: fixtureTransport('cli-server.mjs') },
+    },
+  });
+  await pool.connect();
+  const logs: string[] = [];
+  const notifications: string[] = [];
+  pool.on('log', (event) => logs.push(`${event.server} ${event.level}`));
+  pool.on('notification', (event) => notifications.push(`${event.server} ${event.notification.method}`));
+  await pool.callTool({ name: 'chatty__log' });
+  await waitFor(() => logs.length >= 4, 'four log messages');
+  assert.deepEqual(logs.slice(0, 4), ['chatty debug', 'chatty info', 'chatty warning', 'chatty error']);
+  assert.ok(notifications.includes('chatty notifications/message'));
+  assert.ok(!notifications.some((text) => text.startsWith('quiet')));
 });
 
 test('100 servers from one pool: all ready, then close() and every process is gone', async () => {

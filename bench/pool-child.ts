@@ -1,0 +1,169 @@
+// One sample of the pool scenario (bench/scenarios/pool.ts), in a process of its own so that its
+// memory is the client's alone. Prints one JSON line and exits.
+//
+//   node --expose-gc --import tsx bench/pool-child.ts <raw|pool> <count> [concurrency]
+//
+// raw: the floor. The same <count> processes spawned with the same options the stdio transport
+//   uses (`node` looked up in PATH, the allowlisted environment, detached, stderr ignored), each
+//   sent initialize and answered, then notifications/initialized; no library. With a concurrency,
+//   at most that many are between spawn and answer at once.
+// pool: a ClientPool of <count> servers (default protocol: the server/discover probe, -32601, then
+//   initialize), connect() until every server is ready.
+// Both: a warm-up of 4 servers first; then, after GC, (V8 heap + external) growth per server with
+// all up, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
+import { spawn } from 'node:child_process';
+import { minimalEnvironment, serverArgs } from './clients/types.js';
+import { killStrayServers, waitGone } from './core/processes.js';
+import { heapKiB, settleHeap } from './core/stats.js';
+
+export interface PoolSample {
+  readonly mode: 'raw' | 'pool';
+  readonly count: number;
+  /** At most this many servers between spawn and ready at once. */
+  readonly concurrency: number;
+  readonly readyMs: number;
+  /** This process's CPU time (user + system) from the first spawn until all are ready. */
+  readonly cpuMs: number;
+  readonly heapKiBPerServer: number;
+  /** From close until every server process is gone. */
+  readonly closeMs: number;
+  readonly failures: number;
+  readonly firstError: string | null;
+}
+
+const COMMAND = 'node';
+const ARGS = serverArgs({ mode: 'legacy' });
+
+interface Started {
+  readonly pids: number[];
+  readonly failures: number;
+  readonly firstError: string | null;
+  close(): Promise<void>;
+}
+
+/** A slot count: at most `size` callers between acquire and release. */
+function slots(size: number) {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  return {
+    acquire: async () => {
+      if (free > 0) free--;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    release: () => {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    },
+  };
+}
+
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+})}\n`;
+const INITIALIZED = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`;
+
+async function startRaw(count: number, concurrency: number): Promise<Started> {
+  const env = minimalEnvironment();
+  const limit = slots(concurrency);
+  const children: ReturnType<typeof spawn>[] = [];
+  const one = async () => {
+    await limit.acquire();
+    try {
+      const child = spawn(COMMAND, ARGS, { env, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+      children.push(child);
+      child.stdin!.on('error', () => {});
+      await new Promise<void>((resolve, reject) => {
+        let text = '';
+        child.once('error', reject);
+        child.stdout!.setEncoding('utf8').on('data', function onData(chunk: string) {
+          text += chunk;
+          if (!text.includes('\n')) return;
+          child.stdout!.off('data', onData);
+          const answer = JSON.parse(text.slice(0, text.indexOf('\n'))) as { result?: unknown };
+          if (!answer.result) reject(new Error(`initialize failed: ${text.slice(0, 200)}`));
+          child.stdin!.write(INITIALIZED);
+          resolve();
+        });
+        child.stdin!.write(INITIALIZE);
+      });
+    } finally {
+      limit.release();
+    }
+  };
+  const outcomes = await Promise.allSettled(Array.from({ length: count }, one));
+  const rejected = outcomes.filter((o) => o.status === 'rejected');
+  return {
+    pids: children.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
+    failures: rejected.length,
+    firstError: rejected.length ? String((rejected[0] as PromiseRejectedResult).reason) : null,
+    close: async () => {
+      for (const child of children) child.stdin!.end();
+    },
+  };
+}
+
+async function startPool(count: number, concurrency: number | undefined): Promise<Started> {
+  const { ClientPool } = await import('../src/index.js');
+  const servers = Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [
+      `s${i}`,
+      { transport: { type: 'stdio' as const, command: COMMAND, args: ARGS, stderr: 'discard' as const } },
+    ]),
+  );
+  const pool = new ClientPool({ servers, ...(concurrency === undefined ? {} : { concurrency }) });
+  await pool.connect();
+  const status = pool.status();
+  const down = status.filter((s) => s.state !== 'ready');
+  return {
+    pids: status.flatMap((s) => (s.pid === undefined ? [] : [s.pid])),
+    failures: down.length,
+    firstError: down.length ? `${down[0]!.name} ${down[0]!.state}: ${down[0]!.error?.message}` : null,
+    close: () => pool.close(),
+  };
+}
+
+async function stop(started: Started): Promise<number> {
+  const since = performance.now();
+  await started.close();
+  const gone = await Promise.all(started.pids.map((pid) => waitGone(pid, 20_000)));
+  if (gone.includes(false)) throw new Error('a server was still running 20 s after close');
+  return performance.now() - since;
+}
+
+const [mode, countText, concurrencyText] = process.argv.slice(2);
+if (mode !== 'raw' && mode !== 'pool') throw new Error(`unknown mode ${mode}: raw or pool`);
+const count = Number(countText ?? 100);
+const start = (n: number, limit: number | undefined) =>
+  mode === 'raw' ? startRaw(n, limit ?? n) : startPool(n, limit);
+const asked = concurrencyText === undefined ? undefined : Number(concurrencyText);
+
+await stop(await start(4, asked));
+await settleHeap();
+const heapBefore = heapKiB();
+const cpuBefore = process.cpuUsage();
+const since = performance.now();
+const started = await start(count, asked);
+const readyMs = performance.now() - since;
+const cpu = process.cpuUsage(cpuBefore);
+await settleHeap();
+const heapKiBPerServer = (heapKiB() - heapBefore) / count;
+const closeMs = await stop(started);
+const { availableParallelism } = await import('node:os');
+const sample: PoolSample = {
+  mode,
+  count,
+  concurrency: asked ?? (mode === 'raw' ? count : availableParallelism() * 4),
+  readyMs,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  heapKiBPerServer,
+  closeMs,
+  failures: started.failures,
+  firstError: started.firstError,
+};
+process.stdout.write(`${JSON.stringify(sample)}\n`);
+await killStrayServers();
+process.exit(0);

@@ -1,0 +1,134 @@
+// ClientPool: 100 servers (20 with --quick) from one pool, each sample in a fresh process
+// (bench/pool-child.ts), alternating with the raw floor, the order rotating each round:
+//   raw        the same processes spawned with the same options, no library, all at once (the floor)
+//   raw-capped the same, at most the pool's default concurrency between spawn and answer at once
+//   pool       ClientPool at its default concurrency (the CPU count x 4)
+//   pool-all   ClientPool with concurrency = the server count
+// Rows: time to all ready (pool / raw, the target), the same at full concurrency and against the
+// capped floor (what the cap alone costs), client heap per server, and close() until the last
+// process is gone.
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { root } from '../clients/index.js';
+import { errorText, rotate, runChild, type Scenario, type ScenarioResult } from '../core/runner.js';
+import { type Figures, formatNumber, summarise } from '../core/stats.js';
+import { atMostRaw, info, POOL_TARGETS } from '../core/targets.js';
+import type { PoolSample } from '../pool-child.js';
+
+const SCRIPT = path.join(root, 'bench/pool-child.ts');
+const MODES = ['raw', 'raw-capped', 'pool', 'pool-all'] as const;
+type Mode = (typeof MODES)[number];
+
+export const pool: Scenario = {
+  group: 'pool',
+  async run(bench) {
+    const count = bench.size(100, 20);
+    const cap = availableParallelism() * 4;
+    const rounds = bench.quick ? 1 : bench.runs;
+    bench.log(
+      `ClientPool, ${count} servers${bench.quick ? ' (--quick: 20 servers, one round)' : ''}: ${MODES.join(', ')}, a process each ...`,
+    );
+    const samples = new Map<Mode, PoolSample[]>(MODES.map((mode) => [mode, []]));
+    const invalid = new Map<Mode, string[]>(MODES.map((mode) => [mode, []]));
+    const argsOf: Record<Mode, string[]> = {
+      raw: ['raw', String(count)],
+      'raw-capped': ['raw', String(count), String(cap)],
+      pool: ['pool', String(count)],
+      'pool-all': ['pool', String(count), String(count)],
+    };
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of rotate(MODES, round)) {
+        try {
+          const { result } = await runChild<PoolSample>(argsOf[mode], 300_000, SCRIPT);
+          if (result.failures > 0)
+            invalid.get(mode)!.push(`${result.failures} not ready: ${result.firstError}`);
+          else samples.get(mode)!.push(result);
+        } catch (error) {
+          invalid.get(mode)!.push(errorText(error));
+        }
+      }
+    }
+    const figures = (mode: Mode, value: (sample: PoolSample) => number, cpu = false): Figures =>
+      summarise(samples.get(mode)!.map(value), invalid.get(mode)!, {
+        ...(cpu
+          ? { extra: { clientCpuMs: Math.round(summarise(samples.get(mode)!.map((s) => s.cpuMs)).median) } }
+          : {}),
+      });
+    const ready = (sample: PoolSample) => sample.readyMs;
+    const title = `ClientPool, ${count} servers`;
+    const result = (id: string, what: string, unit: string, raw: Figures | undefined, ours: Figures) =>
+      ({
+        id,
+        title: `${title}: ${what}`,
+        unit,
+        better: 'lower',
+        figures: { ...(raw ? { raw } : {}), conduit: ours },
+        notes: [] as string[],
+      }) satisfies ScenarioResult;
+    const columns = { raw: 'raw', conduit: 'conduit' } as const;
+
+    const main = result(
+      'pool-ready',
+      `time to all ready, default concurrency (${cap}) vs raw all at once`,
+      'ms',
+      figures('raw', ready, true),
+      figures('pool', ready, true),
+    );
+    if (bench.quick) {
+      main.notes.push(
+        `--quick: ${count} servers, one round (a check that the scenario runs; the heap per server then carries the fixed costs over fewer servers).`,
+      );
+    }
+    main.notes.push(
+      `raw = ${count} x node bench/server.mjs --mode legacy spawned as the stdio transport spawns them (node looked up in PATH, the allowlisted environment, detached, stderr ignored), initialize + notifications/initialized, no library; the pool in its default protocol mode (server/discover probe, -32601, initialize). Each sample in a fresh process after a warm-up of 4 servers; ${rounds} round(s), the order rotating.`,
+      `this process's CPU time until all ready (median), ms: raw ${main.figures.raw!.extra?.clientCpuMs}, pool ${main.figures.conduit.extra?.clientCpuMs}.`,
+    );
+    bench.record(main, { columns, check: atMostRaw(POOL_TARGETS.readyVsRaw) });
+    bench.record(
+      result(
+        'pool-ready-capped',
+        `time to all ready, both at most ${cap} starting at once (what the cap costs)`,
+        'ms',
+        figures('raw-capped', ready),
+        figures('pool', ready),
+      ),
+      { columns, check: info },
+    );
+    bench.record(
+      result(
+        'pool-ready-all',
+        `time to all ready, concurrency ${count} vs raw all at once`,
+        'ms',
+        figures('raw', ready),
+        figures('pool-all', ready),
+      ),
+      { columns, check: info },
+    );
+    const heap = result(
+      'pool-heap',
+      'client heap per server (V8 heap + external growth, all up, after GC)',
+      'KiB',
+      figures('raw', (s) => s.heapKiBPerServer),
+      figures('pool', (s) => s.heapKiBPerServer),
+    );
+    bench.record(heap, {
+      columns,
+      noRawRatio: true,
+      check: (row) => ({
+        target: `<= ${POOL_TARGETS.heapKiBPerServer} KiB (best official client)`,
+        met: (row.cells.conduit?.figures.median ?? Number.NaN) <= POOL_TARGETS.heapKiBPerServer,
+      }),
+    });
+    const close = result(
+      'pool-close',
+      'close() until the last process is gone (raw: stdin EOF to every server)',
+      'ms',
+      figures('raw', (s) => s.closeMs),
+      figures('pool', (s) => s.closeMs),
+    );
+    bench.record(close, { columns, check: info });
+    bench.log(
+      `  pool ready ${formatNumber(main.figures.conduit.median)} ms, raw ${formatNumber(main.figures.raw!.median)} ms`,
+    );
+  },
+};
