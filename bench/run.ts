@@ -6,9 +6,10 @@
 //                                  [--workloads ids] [--no-write]
 //
 // --quick: every scenario once, with small amounts (under a minute), as a check before committing.
-// groups: throughput, modern, connect, close, flood, many, pool, framing (default: all)
+// groups: throughput, modern, connect, close, flood, many, pool, framing, http, http-connect,
+//         http-memory (default: all)
 // clients: raw, conduit, sdk1, sdk2 (limits every group, e.g. for a --cpu-prof run)
-// workloads: sequential, in-flight, bytes-1m, bytes-8m (the throughput groups)
+// workloads: sequential, in-flight, bytes-1m, bytes-8m (the throughput groups; HTTP: bytes-1m-json, -sse)
 //
 // Layout: bench/core/ (runner, statistics, targets, report), bench/clients/ (one file a client),
 // bench/scenarios/ (one file a scenario), bench/framing/ (the framing benchmark).
@@ -25,9 +26,19 @@ import { SCENARIOS } from './scenarios/index.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** Warnings this process printed (e.g. an SDK adding a 'drain' listener per queued write). */
+/**
+ * Warnings this process printed (e.g. an SDK adding a 'drain' listener per queued write, or an
+ * abort listener per HTTP request), each kind once: Node's own printer would write one line per
+ * listener added, thousands in an HTTP run, and that writing would be timed as the client's.
+ */
 const processWarnings = new Set<string>();
-process.on('warning', (warning) => processWarnings.add(`${warning.name}: ${warning.message}`));
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  const kind = `${warning.name}: ${warning.message.replace(/\b\d+\b/g, 'N')}`;
+  if (processWarnings.has(kind)) return;
+  processWarnings.add(kind);
+  process.stderr.write(`(warning) ${kind}\n`);
+});
 
 const { values } = parseArgs({
   options: {

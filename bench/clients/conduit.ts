@@ -2,7 +2,15 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ClientOptions, ProtocolMode } from '../../src/index.js';
-import { CLIENT_INFO, type ClientId, type ClientKind, once, serverArgs, textOf } from './types.js';
+import {
+  type BenchConnection,
+  CLIENT_INFO,
+  type ClientId,
+  type ClientKind,
+  once,
+  serverArgs,
+  textOf,
+} from './types.js';
 
 type Library = typeof import('../../src/index.js');
 
@@ -22,6 +30,30 @@ const loadBaseline = once((): Promise<Library> => {
   return import(pathToFileURL(path.resolve(directory, 'index.js')).href);
 });
 
+type ConduitClient = InstanceType<Library['Client']>;
+
+/** Connects a conduit-mcp Client and wraps it as a BenchConnection (`pid`: the server's process). */
+export async function connectConduit(
+  client: ConduitClient,
+  pid: () => number | undefined,
+): Promise<BenchConnection> {
+  let closedBecause: string | undefined;
+  client.on('disconnected', (reason) => {
+    closedBecause ??= reason.type;
+  });
+  await client.connect();
+  return {
+    get pid() {
+      return pid();
+    },
+    get closedBecause() {
+      return closedBecause;
+    },
+    call: async (name, args) => textOf(await client.callTool({ name, arguments: args })),
+    close: () => client.close(),
+  };
+}
+
 export function conduit(id: ClientId, label: string, protocol: ProtocolMode, baseline = false): ClientKind {
   const load = baseline ? loadBaseline : loadConduit;
   return {
@@ -39,21 +71,7 @@ export function conduit(id: ClientId, label: string, protocol: ProtocolMode, bas
       };
       const { Client } = await load();
       const client = new Client(clientOptions);
-      let closedBecause: string | undefined;
-      client.on('disconnected', (reason) => {
-        closedBecause ??= reason.type;
-      });
-      await client.connect();
-      return {
-        pid: client.pid,
-        get closedBecause() {
-          return closedBecause;
-        },
-        async call(name, args) {
-          return textOf(await client.callTool({ name, arguments: args }));
-        },
-        close: () => client.close(),
-      };
+      return connectConduit(client, () => client.pid);
     },
   };
 }

@@ -8,10 +8,14 @@ export interface OfficialClient {
   close(): Promise<void>;
 }
 
-/** Connects an official client over its stdio transport and wraps it as a BenchConnection. */
+/**
+ * Connects an official client over a transport and wraps it as a BenchConnection; `serverPid` is
+ * the server's process when the transport has none of its own (HTTP).
+ */
 export async function connectOfficial(
   client: OfficialClient,
-  transport: { pid: number | null },
+  transport: { pid?: number | null },
+  serverPid?: number,
 ): Promise<BenchConnection> {
   let closedBecause: string | undefined;
   client.onclose = () => {
@@ -19,7 +23,7 @@ export async function connectOfficial(
   };
   await client.connect(transport as never);
   return {
-    pid: transport.pid ?? undefined,
+    pid: serverPid ?? transport.pid ?? undefined,
     get closedBecause() {
       return closedBecause;
     },

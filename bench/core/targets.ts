@@ -120,3 +120,27 @@ export function buildRow(result: ScenarioResult, spec: RowSpec, results: readonl
  * (@modelcontextprotocol/client 2.x: 15.7 KiB in the run of 2026-12-01).
  */
 export const POOL_TARGETS = { readyVsRaw: 1.05, heapKiBPerServer: 15.7 } as const;
+
+/**
+ * The HTTP scenarios' targets (issue 17), by workload id: at least 1.5x the best official
+ * Streamable HTTP client sequential and 2x at 256 in flight, at least 0.9x the raw floor everywhere
+ * (connect: at most 1/0.9 of the raw floor's time), and a flat heap over the long run.
+ */
+export const HTTP_TARGETS: Record<string, TargetCheck> = {
+  sequential: atLeast(1.5, 0.9),
+  'in-flight': atLeast(2, 0.9),
+  'bytes-1m-json': atLeast(null, 0.9),
+  'bytes-1m-sse': atLeast(null, 0.9),
+  connect: atMostRaw(1.11),
+};
+
+/** Heap (V8 heap + external) growth over a long run of calls, MiB: at most `limitMiB`. */
+export const heapFlat =
+  (limitMiB: number): TargetCheck =>
+  (row) => ({
+    target: `<= ${limitMiB} MiB growth`,
+    met: (row.cells.conduit?.figures.median ?? Number.NaN) <= limitMiB,
+  });
+
+/** The heap target over 100,000 calls (--quick: fewer calls, the same bound). */
+export const HTTP_HEAP_LIMIT_MIB = 1;

@@ -6,6 +6,9 @@ import { close } from './close.js';
 import { connect } from './connect.js';
 import { floodScenario } from './flood.js';
 import { framing } from './framing.js';
+import { httpConnect } from './http/connect.js';
+import { httpMemory } from './http/memory.js';
+import { httpThroughput } from './http/throughput.js';
 import { many } from './many.js';
 import { pool } from './pool.js';
 import { legacyThroughput, modernThroughput } from './throughput.js';
@@ -19,4 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   many,
   pool,
   framing,
+  httpThroughput,
+  httpConnect,
+  httpMemory,
 ];

@@ -46,9 +46,13 @@ export async function timeSample(connection: BenchConnection, workload: Workload
   };
 }
 
-interface Era {
+export interface Era {
   readonly clients: ClientId[];
   readonly server: ServerSpec;
+  /** Connects a client another way than spawning `server` (HTTP); the server then outlives it. */
+  readonly connect?: (id: ClientId) => Promise<BenchConnection>;
+  /** Other workloads than the stdio ones. */
+  readonly workloads?: (bench: Bench) => Workload[];
   /** Appended to each workload's id and title. */
   readonly idSuffix: string;
   readonly titleSuffix: string;
@@ -57,17 +61,18 @@ interface Era {
   readonly targets: Record<string, TargetCheck>;
 }
 
-async function runEra(bench: Bench, era: Era): Promise<void> {
+export async function runEra(bench: Bench, era: Era): Promise<void> {
   const ids = bench.pick(era.clients);
   const participants: Participant[] = ids.map((id) => ({ id }));
   for (const participant of participants) {
     try {
-      participant.connection = await CLIENTS[participant.id].connect(era.server);
+      participant.connection = await (era.connect?.(participant.id) ??
+        CLIENTS[participant.id].connect(era.server));
     } catch (error) {
       participant.failure = `connect failed: ${errorText(error)}`;
     }
   }
-  for (const workload of throughputWorkloads(bench)) {
+  for (const workload of (era.workloads ?? throughputWorkloads)(bench)) {
     if (bench.workloads && !bench.workloads.has(workload.id)) continue;
     bench.log(`${workload.title}${era.titleSuffix}: ${ids.join(', ')} ...`);
     const rates = perClient<number>(ids);
@@ -115,9 +120,9 @@ async function runEra(bench: Bench, era: Era): Promise<void> {
   for (const participant of participants) {
     const pid = participant.connection?.pid;
     await participant.connection?.close().catch(() => {});
-    if (pid !== undefined) await waitGone(pid);
+    if (pid !== undefined && !era.connect) await waitGone(pid);
   }
-  await killStrayServers();
+  if (!era.connect) await killStrayServers();
 }
 
 export const legacyThroughput: Scenario = {

@@ -48,14 +48,16 @@ export function inFlight(calls: number, inFlight: number): Workload {
   };
 }
 
-export function bytes(size: number, calls: number): Workload {
+/** `as`: how the HTTP bench server answers (`sse`: a one-event stream); stdio ignores it. */
+export function bytes(size: number, calls: number, as?: 'json' | 'sse'): Workload {
+  const args = as === 'sse' ? { bytes: size, sse: true } : { bytes: size };
   return {
-    id: `bytes-${size / MiB}m`,
-    title: `${size / MiB} MiB results (${calls} sequential calls)`,
+    id: `bytes-${size / MiB}m${as ? `-${as}` : ''}`,
+    title: `${size / MiB} MiB results${as ? ` as ${as.toUpperCase()}` : ''} (${calls} sequential calls)`,
     unit: 'MiB/s',
     amount: (size * calls) / MiB,
     async run(connection) {
-      for (let i = 0; i < calls; i++) checkBytesText(await connection.call('bytes', { bytes: size }), size);
+      for (let i = 0; i < calls; i++) checkBytesText(await connection.call('bytes', args), size);
     },
   };
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The lifecycle chaos property with more runs than npm test gives it: user callbacks that throw,
 # reject or hang at random while servers crash and restart (test/reliability/chaos.test.ts).
-# Under the escape guard, like every test. Usage: scripts/ci/lifecycle-chaos.sh [runs, default 25]
+# Then the HTTP chaos suite with more random seeds (test/reliability/http-chaos.test.ts, about a
+# second a seed). Under the escape guard, like every test.
+# Usage: scripts/ci/lifecycle-chaos.sh [runs, default 25] [HTTP random seeds, default 10]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CHAOS_USER_RUNS="${1:-25}" node scripts/run-tests.mjs reliability/chaos
+CHAOS_HTTP_RANDOM_SEEDS="${2:-10}" node scripts/run-tests.mjs reliability/http-chaos

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import dc from 'node:diagnostics_channel';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { declaredChannels } from '../helpers/channels.js';
 import { temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { renderings } from '../helpers/renderings.js';
@@ -22,19 +22,6 @@ const value = `s3cr3t-${randomBytes(12).toString('hex')}`;
 /** Every 8-character piece of the value: a truncated excerpt leaks too. */
 const pieces = Array.from({ length: value.length - 7 }, (_, i) => value.slice(i, i + 8));
 const leak = (text: string) => pieces.find((piece) => text.includes(piece));
-
-/** Every channel declared in src/diagnostics.ts, by name (a tracing channel by its five). */
-function declaredChannels(): string[] {
-  const source = readFileSync(path.join(root, 'src/diagnostics.ts'), 'utf8');
-  const names: string[] = [];
-  for (const [, kind, name] of source.matchAll(/dc\.(channel|tracingChannel)\('([^']+)'\)/g)) {
-    if (kind === 'channel') names.push(name!);
-    else
-      for (const event of ['start', 'end', 'asyncStart', 'asyncEnd', 'error'])
-        names.push(`tracing:${name}:${event}`);
-  }
-  return names;
-}
 
 test('on every error path, the Secret is in no error, event payload or diagnostics channel payload', async (t) => {
   const names = declaredChannels();

@@ -52,29 +52,38 @@ export async function readBounded(
     discard(body);
     throw new BodyTooLargeError(limit);
   }
-  const idle =
-    idleMs === undefined
-      ? undefined
-      : setTimeout(
-          () => body.destroy(Object.assign(new Error('the body stalled'), { code: 'CONDUIT_BODY_IDLE' })),
-          idleMs,
-        );
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+  // Listeners rather than an async iterator: no promise per chunk on the path of every answer.
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const idle =
+      idleMs === undefined
+        ? undefined
+        : setTimeout(
+            () => body.destroy(Object.assign(new Error('the body stalled'), { code: 'CONDUIT_BODY_IDLE' })),
+            idleMs,
+          );
+    const finish = (error?: Error) => {
+      clearTimeout(idle);
+      body.off('data', onData).off('end', onEnd).off('error', finish).off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
       idle?.refresh();
       size += chunk.length;
       if (size > limit) {
+        finish(new BodyTooLargeError(limit));
         discard(body);
-        throw new BodyTooLargeError(limit);
+        return;
       }
       chunks.push(chunk);
-    }
-  } finally {
-    clearTimeout(idle);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+    };
+    const onEnd = () => finish();
+    const onClose = () =>
+      finish(Object.assign(new Error('the body closed before its end'), { code: 'UND_ERR_ABORTED' }));
+    body.on('data', onData).once('end', onEnd).once('error', finish).once('close', onClose);
+  });
 }
 
 /** Reads up to `limit` bytes of a body to quote it, then drops the rest (no error for a long body). */

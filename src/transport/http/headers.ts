@@ -1,3 +1,4 @@
+import { HEADER_MISMATCH } from '../../jsonrpc/error-codes.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/meta.js';
 
@@ -145,4 +146,16 @@ export function modernHeaders(
   const name = nameKey ? message.params?.[nameKey] : undefined;
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   return headers;
+}
+
+/** True if an error body is one JSON-RPC error with code -32020 (HeaderMismatch). */
+export function isHeaderMismatch(body: Buffer | string): boolean {
+  try {
+    const value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as {
+      error?: { code?: unknown };
+    } | null;
+    return value?.error?.code === HEADER_MISMATCH;
+  } catch {
+    return false;
+  }
 }

@@ -22,6 +22,7 @@ import {
 import {
   checkToolHeaders,
   type HeaderBinding,
+  isHeaderMismatch,
   modernHeaders,
   modernVersionOf,
   paramHeaders,
@@ -61,7 +62,17 @@ interface Exchange {
   readonly controller: AbortController;
   /** `initialize` only: the MCP-Session-Id its response carried. */
   sessionId?: string;
+  /** A `tools/call` already sent again after a HeaderMismatch (at most once). */
+  headersRetried?: boolean;
+  /** A request of the transport's own (the tools/list of a HeaderMismatch): answered here, not handed up. */
+  internal?: { resolve(message: JsonRpcMessage): void; reject(error: Error): void };
 }
+
+/** An exchange's answer: settled, its stream broke (the error), or its headers must be rebuilt. */
+type Outcome = HttpError | typeof HEADERS_STALE | undefined;
+const HEADERS_STALE = Symbol('headers-stale');
+/** Pages of tools/list read, at most, to find a tool's schema again after a HeaderMismatch. */
+const MAX_REFRESH_PAGES = 10;
 
 /** Marks a constructor call from fromResolved(): the options are validated already. */
 const kResolved = Symbol('conduit-mcp.resolved-http-options');
@@ -242,11 +253,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     let headers: Record<string, string>;
     if (version !== undefined) {
       this.#modernVersion = version;
-      headers = modernHeaders(message, version);
-      if (message.method === 'tools/call') {
-        const bindings = this.#toolHeaders.get(String(message.params?.name));
-        if (bindings) Object.assign(headers, paramHeaders(bindings, message.params?.arguments));
-      }
+      headers = this.#modernRequestHeaders(message, version);
     } else if (message.method === 'initialize') {
       // A fresh initialize starts a fresh session: no old id, no version header (digest §3.1).
       this.#session = undefined;
@@ -255,6 +262,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       headers = this.#session?.headers() ?? {};
     }
     await this.#exchange(exchange, message, headers, 0);
+  }
+
+  /** The headers of a modern request: routing, and the `Mcp-Param-*` a tool's schema asks for. */
+  #modernRequestHeaders(message: JsonRpcRequest, version: string): Record<string, string> {
+    const headers = modernHeaders(message, version);
+    if (message.method === 'tools/call') {
+      const bindings = this.#toolHeaders.get(String(message.params?.name));
+      if (bindings) Object.assign(headers, paramHeaders(bindings, message.params?.arguments));
+    }
+    return headers;
   }
 
   /** One POST of a request (a re-issue is another, with a new id) and the reading of its answer. */
@@ -275,6 +292,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     try {
       const response = await this.#requester!.send(this.#options.url, init);
       const broken = await this.#answer(exchange, message, response, init);
+      if (broken === HEADERS_STALE) {
+        // The schema changed since tools/list (or was never read): the refreshed bindings, once.
+        await this.#exchange(
+          exchange,
+          message,
+          this.#modernRequestHeaders(message, modernVersionOf(message)!),
+          attempt,
+        );
+        return;
+      }
       if (!broken) return;
       if (
         exchange.modern &&
@@ -309,13 +336,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     );
   }
 
-  /** Reads the answer; resolves with an error when an event stream ended before the response. */
+  /**
+   * Reads the answer; resolves with an error when an event stream ended before the response, and
+   * with HEADERS_STALE when a `tools/call` met a HeaderMismatch and the tool's schema was read again.
+   */
   async #answer(
     exchange: Exchange,
     message: JsonRpcRequest,
     response: HttpResponse,
     init: SendInit,
-  ): Promise<HttpError | undefined> {
+  ): Promise<Outcome> {
     const { status } = response;
     const type = mediaType(response.headers['content-type']);
     if (
@@ -330,6 +360,17 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     }
     if (status >= 400) {
       const body = await readPrefix(response.body, ERROR_BODY_BYTES);
+      if (
+        type === 'application/json' &&
+        exchange.modern &&
+        message.method === 'tools/call' &&
+        !exchange.headersRetried &&
+        isHeaderMismatch(body)
+      ) {
+        exchange.headersRetried = true;
+        if (await this.#refreshToolHeaders(message, exchange)) return HEADERS_STALE;
+        if (this.#exchanges.get(exchange.id) !== exchange) return;
+      }
       if (type === 'application/json' && this.#deliverJson(body, exchange, false)) return;
       const error = await this.#requester!.statusError(response, init, body);
       if (message.method === 'initialize' && this.#options.legacySse && error.eraSignal) {
@@ -474,6 +515,10 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
           if (exchange.method === 'initialize' && !exchange.modern)
             this.#adoptSession(exchange, message.result);
         }
+        if (exchange.internal) {
+          exchange.internal.resolve(message);
+          return;
+        }
       }
     }
     if (channels.message.hasSubscribers) this.#publishMessage('receive', message);
@@ -490,6 +535,79 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #adoptSession(exchange: Exchange, result: unknown): void {
     const version = (result as { protocolVersion?: unknown } | null)?.protocolVersion;
     if (typeof version === 'string') this.#session = new LegacyHttpSession(exchange.sessionId, version);
+  }
+
+  /**
+   * After a HeaderMismatch on `call` (digest §2.4): reads tools/list again, with the call's own
+   * `_meta`, page by page until the tool shows up (MAX_REFRESH_PAGES at most), so that its
+   * `x-mcp-header` bindings are those of its current schema. The listing is the transport's own:
+   * nothing of it reaches the Client. False if it failed (the server's error then stands).
+   */
+  async #refreshToolHeaders(call: JsonRpcRequest, exchange: Exchange): Promise<boolean> {
+    const name = String(call.params?.name);
+    const meta = call.params?._meta;
+    let cursor: unknown;
+    try {
+      for (let page = 0; page < MAX_REFRESH_PAGES; page++) {
+        const params: JsonObject = { ...(typeof cursor === 'string' ? { cursor } : {}), _meta: meta! };
+        const answer = await this.#ownRequest('tools/list', params, exchange);
+        if ('error' in answer)
+          throw new Error(`tools/list answered ${JSON.stringify(answer.error).slice(0, 200)}`);
+        const result = ('result' in answer ? answer.result : undefined) as
+          | { tools?: Array<{ name?: unknown }>; nextCursor?: unknown }
+          | undefined;
+        if (result?.tools?.some((tool) => tool?.name === name)) break;
+        cursor = result?.nextCursor;
+        if (typeof cursor !== 'string') break;
+      }
+    } catch (error) {
+      debug(
+        '%s: tools/list after a HeaderMismatch on %s failed: %s',
+        this.#name ?? 'client',
+        name,
+        (error as Error).message,
+      );
+      return false;
+    }
+    debug(
+      '%s: HeaderMismatch on tools/call %s: sending it again with the headers of its current schema',
+      this.#name ?? 'client',
+      name,
+    );
+    return this.#exchanges.get(exchange.id) === exchange;
+  }
+
+  /** A request of the transport's own, on behalf of `parent` (aborted with it), answered here. */
+  #ownRequest(method: string, params: JsonObject, parent: Exchange): Promise<JsonRpcMessage> {
+    const message: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: `${String(parent.id)}:${method}:${++this.#reissues}`,
+      method,
+      params,
+    };
+    return new Promise<JsonRpcMessage>((resolve, reject) => {
+      const own: Exchange = {
+        id: message.id,
+        method,
+        modern: true,
+        controller: new AbortController(),
+      };
+      const abort = () => this.#fail(own, new Error('the request it was made for ended'));
+      parent.controller.signal.addEventListener('abort', abort, { once: true });
+      const settle = () => parent.controller.signal.removeEventListener('abort', abort);
+      own.internal = {
+        resolve: (answer) => {
+          settle();
+          resolve(answer);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      this.#exchanges.set(own.id, own);
+      void this.#exchange(own, message, modernHeaders(message, modernVersionOf(message)!), 0);
+    });
   }
 
   /** Leaves out tools whose x-mcp-header annotations are invalid, and remembers the rest's headers. */
@@ -680,6 +798,10 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (this.#exchanges.get(exchange.id) !== exchange) return;
     this.#exchanges.delete(exchange.id);
     exchange.controller.abort(error);
+    if (exchange.internal) {
+      exchange.internal.reject(error);
+      return;
+    }
     if (this.#closeReason) return;
     debug('%s: %s failed: %s', this.#name ?? 'client', exchange.method, error.message);
     this.emit('requestFailed', exchange.id, error);
@@ -690,8 +812,10 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     const session = this.#session;
     this.#closeReason = reason;
     this.#stop.abort(new Error('the transport closed'));
-    for (const exchange of this.#exchanges.values())
+    for (const exchange of this.#exchanges.values()) {
       exchange.controller.abort(new Error('the transport closed'));
+      exchange.internal?.reject(new Error('the transport closed'));
+    }
     this.#exchanges.clear();
     this.#sse?.close();
     if (endSession && session?.sessionId !== undefined && this.#requester) {

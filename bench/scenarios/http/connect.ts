@@ -1,0 +1,52 @@
+// HTTP connect: a new client (its own connection pool) to ready, on the running HTTP bench server.
+// Modern: server/discover (auto); legacy: initialize and notifications/initialized. One echo is
+// checked after each sample (untimed), then the client is closed.
+import { type HttpBenchServer, type HttpEra, httpClient } from '../../clients/http/index.js';
+import type { ClientId } from '../../clients/index.js';
+import { type Bench, errorText, perClient, rotate, type Scenario } from '../../core/runner.js';
+import { type Figures, summarise } from '../../core/stats.js';
+import { HTTP_TARGETS, LEGACY_COLUMNS, MODERN_COLUMNS } from '../../core/targets.js';
+import { echoOnce } from '../workloads.js';
+import { withHttpServer } from './server.js';
+
+async function connectEra(bench: Bench, server: HttpBenchServer, era: HttpEra): Promise<void> {
+  const ids = bench.pick(
+    era === 'legacy' ? ['raw', 'conduit', 'sdk1', 'sdk2'] : ['raw', 'conduit', 'sdk2-auto'],
+  );
+  const title = `connect over HTTP, ${era === 'legacy' ? 'legacy (initialize)' : 'modern (server/discover)'}`;
+  bench.log(`${title}: ${ids.join(', ')} ...`);
+  for (const id of ids) await httpClient(id).load();
+  const runs = bench.quick ? 1 : bench.runs * 5;
+  const warmup = bench.quick ? 1 : 3;
+  const samples = perClient<number>(ids);
+  const invalid = perClient<string>(ids);
+  for (let round = -warmup; round < runs; round++) {
+    for (const id of rotate(ids, Math.max(0, round))) {
+      try {
+        const started = performance.now();
+        const connection = await httpClient(id).connect(server, era);
+        const ms = performance.now() - started;
+        await echoOnce(connection, round);
+        await connection.close();
+        if (round >= 0) samples.get(id)!.push(ms);
+      } catch (error) {
+        invalid.get(id)!.push(errorText(error));
+      }
+    }
+  }
+  const figures: Partial<Record<ClientId, Figures>> = {};
+  for (const id of ids) figures[id] = summarise(samples.get(id)!, invalid.get(id)!);
+  bench.record(
+    { id: `connect-http-${era}`, title, unit: 'ms', better: 'lower', figures, notes: [] },
+    { columns: era === 'legacy' ? LEGACY_COLUMNS : MODERN_COLUMNS, check: HTTP_TARGETS.connect! },
+  );
+}
+
+export const httpConnect: Scenario = {
+  group: 'http-connect',
+  run: (bench) =>
+    withHttpServer(async (server) => {
+      await connectEra(bench, server, 'legacy');
+      await connectEra(bench, server, 'modern');
+    }),
+};
