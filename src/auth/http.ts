@@ -1,6 +1,6 @@
 import { channels } from '../diagnostics.js';
 import { AuthError, type AuthStep } from '../errors.js';
-import { isPrivateAddress, type OAuthFetch, PrivateAddressError } from './network-policy.js';
+import { isLoopbackName, isPrivateAddress, type OAuthFetch, PrivateAddressError } from './network-policy.js';
 
 export type OAuth = typeof import('oauth4webapi');
 
@@ -33,13 +33,6 @@ export interface AuthContext {
 /** Largest metadata or registration document read, in bytes. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return (
-    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
-  );
-}
-
 /** A URL for messages: origin and path, never the query (it may carry a code or a state). */
 export function displayUrl(url: URL | string): string {
   const parsed = typeof url === 'string' ? new URL(url) : url;
@@ -66,13 +59,22 @@ export function checkOAuthUrl(value: unknown, what: string, step: AuthStep, cont
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const foreign = url.origin !== context.endpointOrigin;
-  if (foreign && !context.allowPrivateNetwork && (isLoopbackHost(host) || isPrivateAddress(host))) {
+  const loopbackBesideLoopback =
+    isLoopbackName(host) &&
+    context.endpointOrigin !== undefined &&
+    isLoopbackName(new URL(context.endpointOrigin).hostname);
+  if (
+    foreign &&
+    !context.allowPrivateNetwork &&
+    !loopbackBesideLoopback &&
+    (isLoopbackName(host) || isPrivateAddress(host))
+  ) {
     throw new AuthError(step, `${what}: ${new PrivateAddressError(host, host).message}`, {
       server: context.server,
     });
   }
   if (url.protocol === 'https:') return url;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
+  if (url.protocol === 'http:' && isLoopbackName(url.hostname)) return url;
   throw new AuthError(
     step,
     `${what} (${url.protocol}//${url.host}) must use https: (plain http: is accepted only for loopback hosts)`,
@@ -86,7 +88,7 @@ export function requestOptions(oauth: OAuth, url: string | URL, context: AuthCon
   return {
     signal: AbortSignal.timeout(context.requestTimeout),
     [oauth.customFetch]: context.fetch,
-    [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackHost(target.hostname),
+    [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackName(target.hostname),
   };
 }
 

@@ -40,6 +40,27 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(bare, 'ipv6');
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** True for a loopback address (127.0.0.0/8, ::1, IPv4-mapped 127.x). */
+export function isLoopbackAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 0) return false;
+  if (family === 4) return LOOPBACK.check(bare, 'ipv4');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return LOOPBACK.check(mapped[1]!, 'ipv4');
+  return LOOPBACK.check(bare, 'ipv6');
+}
+
+/** A host name or literal that is loopback by its spelling (RFC 6761 `localhost` included). */
+export function isLoopbackName(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
+}
+
 /** A refused address: the message says which and how to allow it. */
 export class PrivateAddressError extends Error {
   readonly code = 'CONDUIT_PRIVATE_ADDRESS';
@@ -69,9 +90,29 @@ export function publicOnlyLookup(
   options: { all?: boolean; family?: number },
   callback: LookupCallback,
 ): void {
+  restrictedLookup(false, hostname, options, callback);
+}
+
+/** publicOnlyLookup that lets loopback addresses through (for an endpoint that is itself loopback). */
+export function publicOrLoopbackLookup(
+  hostname: string,
+  options: { all?: boolean; family?: number },
+  callback: LookupCallback,
+): void {
+  restrictedLookup(true, hostname, options, callback);
+}
+
+function restrictedLookup(
+  allowLoopback: boolean,
+  hostname: string,
+  options: { all?: boolean; family?: number },
+  callback: LookupCallback,
+): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+    const refused = addresses.find(
+      (entry) => isPrivateAddress(entry.address) && !(allowLoopback && isLoopbackAddress(entry.address)),
+    );
     if (refused) return callback(new PrivateAddressError(hostname, refused.address), []);
     if (options.all) return callback(null, addresses);
     const first = addresses[0]!;
@@ -81,22 +122,34 @@ export function publicOnlyLookup(
 
 export type OAuthFetch = (url: string | URL, init: RequestInit) => Promise<Response>;
 
-let publicFetch: Promise<OAuthFetch> | undefined;
+const restrictedFetches = new Map<boolean, Promise<OAuthFetch>>();
+
+function restrictedFetch(allowLoopback: boolean): Promise<OAuthFetch> {
+  let made = restrictedFetches.get(allowLoopback);
+  if (!made) {
+    made = import('undici').then((undici) => {
+      const lookup = allowLoopback ? publicOrLoopbackLookup : publicOnlyLookup;
+      const dispatcher = new undici.Agent({ connect: { lookup: lookup as never } });
+      return (target, options) =>
+        undici.fetch(target, { ...(options as object), dispatcher }) as unknown as Promise<Response>;
+    });
+    restrictedFetches.set(allowLoopback, made);
+  }
+  return made;
+}
 
 /**
  * fetch for OAuth requests. The endpoint's own origin (the user chose it) and, with
  * `allowPrivateNetwork`, everything go through the global fetch; any other host through undici
- * (loaded now) with publicOnlyLookup at every connection.
+ * (loaded now) with publicOnlyLookup at every connection. An endpoint that is itself on loopback
+ * may use other loopback hosts (a local server beside a local authorization server): that reaches
+ * nothing the user's own choice did not, while private and link-local ranges stay refused.
  */
 export function oauthFetch(allowPrivateNetwork: boolean, endpointOrigin?: string): OAuthFetch {
   if (allowPrivateNetwork) return (url, init) => fetch(url, init);
+  const allowLoopback = endpointOrigin !== undefined && isLoopbackName(new URL(endpointOrigin).hostname);
   return async (url, init) => {
     if (endpointOrigin !== undefined && new URL(url).origin === endpointOrigin) return fetch(url, init);
-    publicFetch ??= import('undici').then((undici) => {
-      const dispatcher = new undici.Agent({ connect: { lookup: publicOnlyLookup as never } });
-      return (target, options) =>
-        undici.fetch(target, { ...(options as object), dispatcher }) as unknown as Promise<Response>;
-    });
-    return (await publicFetch)(url, init);
+    return (await restrictedFetch(allowLoopback))(url, init);
   };
 }

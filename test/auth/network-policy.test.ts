@@ -1,13 +1,17 @@
 // SSRF (HTTP digest §7 item 58) and server-supplied URLs (item 59): a server cannot point our OAuth
 // requests at loopback, private or link-local addresses unless the host allows it; the endpoint's
-// own origin, which the user chose, always may be asked.
+// own origin, which the user chose, always may be asked, and an endpoint that is itself on loopback
+// may use other loopback hosts (never the private or link-local ranges).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { type AuthContext, checkOAuthUrl } from '../../src/auth/http.js';
 import {
+  isLoopbackName,
   isPrivateAddress,
   oauthFetch,
   PrivateAddressError,
   publicOnlyLookup,
+  publicOrLoopbackLookup,
 } from '../../src/auth/network-policy.js';
 import { AuthError } from '../../src/index.js';
 import { startAuthServer } from '../fixtures/auth/authorization-server.js';
@@ -49,14 +53,54 @@ test('private, loopback and link-local addresses, IPv4, IPv6 and IPv4-mapped, ar
   }
 });
 
-test('an authorization server on another loopback port is refused without allowPrivateNetwork; nothing reaches it', async () => {
+test('a loopback endpoint may use an authorization server on another loopback port (a local setup); the flow completes', async () => {
   const { auth, rs } = await setup();
-  const error = await authError(
-    call(provider(rs.url, { onAuthorizationUrl: headlessConsent, allowPrivateNetwork: false }), rs.url),
+  const response = await call(
+    provider(rs.url, { onAuthorizationUrl: headlessConsent, allowPrivateNetwork: false }),
+    rs.url,
   );
-  assert.equal(error.step, 'discovery');
-  assert.match(error.message, /loopback, private or link-local address; .*allowPrivateNetwork: true/);
-  assert.deepEqual(auth.requests, []);
+  assert.equal(response.status, 200);
+  assert.ok(auth.requests.length > 0, 'the loopback authorization server was asked');
+});
+
+test('from an endpoint that is not loopback, loopback and private OAuth URLs are refused before any connection', () => {
+  const context: AuthContext = {
+    server: 'remote',
+    requestTimeout: 1_000,
+    secrets: new Set<string>(),
+    fetch: oauthFetch(false, 'https://mcp.example.com'),
+    allowPrivateNetwork: false,
+    endpointOrigin: 'https://mcp.example.com',
+  };
+  for (const target of [
+    'http://127.0.0.1:9/as',
+    'https://localhost/as',
+    'https://[::1]/as',
+    'https://10.1.2.3/as',
+  ]) {
+    assert.throws(
+      () => checkOAuthUrl(target, 'authorization server', 'discovery', context),
+      (error: unknown) =>
+        error instanceof AuthError &&
+        /loopback, private or link-local address; .*allowPrivateNetwork: true/.test(error.message),
+      target,
+    );
+  }
+  assert.equal(
+    checkOAuthUrl('https://auth.example.com/as', 'authorization server', 'discovery', context).host,
+    'auth.example.com',
+  );
+  // With the allowance, the host's own decision, the same URL passes.
+  assert.equal(
+    checkOAuthUrl('http://127.0.0.1:9/as', 'authorization server', 'discovery', {
+      ...context,
+      allowPrivateNetwork: true,
+    }).port,
+    '9',
+  );
+  assert.equal(isLoopbackName('sub.localhost'), true);
+  assert.equal(isLoopbackName('::ffff:127.0.0.1'), true);
+  assert.equal(isLoopbackName('10.0.0.1'), false);
 });
 
 for (const target of [
@@ -64,9 +108,8 @@ for (const target of [
   'https://10.0.0.7/prm',
   'https://[fd00::1]/prm',
   'https://[::ffff:192.168.0.1]/prm',
-  'https://localhost:1/prm',
 ]) {
-  test(`a challenge whose resource_metadata is ${target} is refused before any connection`, async () => {
+  test(`a challenge whose resource_metadata is ${target} is refused before any connection, even from a loopback endpoint`, async () => {
     const auth = await startAuthServer();
     closeLater(auth.close);
     const rs = await startProtectedResource({
@@ -103,6 +146,11 @@ test('the connection-time check: a name that resolves to a private address is re
     publicOnlyLookup('localhost', { all: true }, (e) => resolve(e)),
   );
   assert.ok(refused instanceof PrivateAddressError);
+  // The loopback variant (for a loopback endpoint) lets localhost through.
+  const allowed = await new Promise<Error | null>((resolve) =>
+    publicOrLoopbackLookup('localhost', { all: true }, (e) => resolve(e)),
+  );
+  assert.equal(allowed, null);
   // Allowed, the same request goes through.
   assert.equal((await oauthFetch(true)(`http://localhost:${port}/x`, { method: 'GET' })).status, 200);
 });
