@@ -339,3 +339,29 @@ export class UnknownNameError extends ConduitError {
     super(message);
   }
 }
+
+/** Which SEP-2640 check a skill file failed. */
+export type SkillCheck = 'unlisted' | 'size' | 'digest' | 'frontmatter';
+
+/**
+ * A skill file the server sent does not match the skill's `skills/list` entry (its byte size, its
+ * sha256 digest, or, for a SKILL.md, its YAML frontmatter), or the file is not listed at all. The
+ * content was not returned: unverified skill content is never used. `field` names the
+ * frontmatter field that differs.
+ */
+export class SkillVerificationError extends ConduitError {
+  readonly code = 'CONDUIT_SKILL_VERIFICATION';
+  readonly field: string | undefined;
+  constructor(
+    readonly uri: string,
+    readonly check: SkillCheck,
+    message: string,
+    options?: { server?: string; field?: string; cause?: unknown },
+  ) {
+    super(
+      prefixed(options?.server, message),
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.field = options?.field;
+  }
+}

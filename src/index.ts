@@ -12,6 +12,14 @@ export { Client, type ClientEvents } from './client/client.js';
 export type { Progress, RequestOptions } from './client/connection.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
 export type { Root } from './client/roots.js';
+export {
+  type ListSkillsResult,
+  type LoadedSkill,
+  SKILLS_EXTENSION,
+  type SkillEntry,
+  type SkillFile,
+  type VerifiedSkillFile,
+} from './client/skills.js';
 export type { ClientState, ReadyEvent, ReconnectingEvent } from './client/supervisor.js';
 export type { ListTasksResult, Task, TaskStatus, TaskSupport } from './client/tasks.js';
 export type { ClientWarning } from './client/warnings.js';

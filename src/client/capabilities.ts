@@ -1,4 +1,5 @@
 import type { ServerCapabilities } from '../protocol/types.js';
+import { SKILLS_EXTENSION } from './skills.js';
 
 /** The server capability each method needs (methods absent here need none). */
 const REQUIRED_CAPABILITY: Record<string, keyof ServerCapabilities> = {
@@ -23,6 +24,8 @@ export function missingCapability(method: string, capabilities: ServerCapabiliti
   const needed = REQUIRED_CAPABILITY[method];
   if (needed && !capabilities[needed])
     return `the server does not declare the ${needed} capability needed by ${method}`;
+  if ((method === 'skills/list' || method === 'skills/get') && !capabilities.extensions?.[SKILLS_EXTENSION])
+    return `the server does not declare the ${SKILLS_EXTENSION} extension needed by ${method}`;
   if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
     if (!capabilities.resources?.subscribe)
       return `the server does not declare resources.subscribe, needed by ${method}`;

@@ -40,6 +40,14 @@ import { OutputSchemas } from './output-schemas.js';
 import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { normalizeRoots, type Root } from './roots.js';
+import {
+  type ListSkillsResult,
+  type LoadedSkill,
+  loadVerifiedSkill,
+  type SkillEntry,
+  type VerifiedSkillFile,
+  verifySkillFile,
+} from './skills.js';
 import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
 import { type ClientState, type LifecycleEvents, Supervisor, type SupervisorEvents } from './supervisor.js';
 import {
@@ -467,6 +475,30 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   readResource(params: { uri: string }, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.request('resources/read', params, options) as Promise<ReadResourceResult>;
+  }
+
+  /** SEP-2640: the skills the server serves; reads no skill file (files are fetched on need). */
+  listSkills(params?: { cursor?: string }, options?: RequestOptions): Promise<ListSkillsResult> {
+    return this.#list('skills/list', 'skills', params, options) as Promise<ListSkillsResult>;
+  }
+
+  /**
+   * Reads one file listed in a skill's `resources` and returns it only if its byte size and
+   * sha256 digest match the entry; otherwise rejects with SkillVerificationError.
+   */
+  async readSkillFile(entry: SkillEntry, uri: string, options?: RequestOptions): Promise<VerifiedSkillFile> {
+    const result = await this.readResource({ uri }, options);
+    return verifySkillFile(entry, uri, result, this.name);
+  }
+
+  /**
+   * Loads a skill: reads its SKILL.md (size and digest verified), then checks its YAML
+   * frontmatter field by field against the entry's. Rejects with SkillVerificationError on any
+   * discrepancy. Supporting files are read later, one by one, with readSkillFile.
+   */
+  async loadSkill(entry: SkillEntry, options?: RequestOptions): Promise<LoadedSkill> {
+    const file = await this.readSkillFile(entry, entry.uri, options);
+    return loadVerifiedSkill(entry, file, this.name);
   }
 
   listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<ListPromptsResult> {

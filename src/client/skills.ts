@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import { SkillVerificationError } from '../errors.js';
+import type { ReadResourceResult } from '../protocol/results.js';
+
+/** The SEP-2640 extension id, under `capabilities.extensions` of a server that serves skills. */
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
+/** One file of a skill as `skills/list` lists it: what its content must hash to and weigh. */
+export interface SkillFile {
+  uri: string;
+  /** `sha256:` and the lowercase hex digest of the file's bytes. */
+  digest: string;
+  /** The file's length in bytes. */
+  size: number;
+  [key: string]: unknown;
+}
+
+/** One entry of `skills/list`. `resources` is `'dynamic'` when the server lists no files. */
+export interface SkillEntry {
+  /** The skill's SKILL.md, e.g. `skill://pdf-processing/SKILL.md`. */
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: SkillFile[] | 'dynamic';
+  [key: string]: unknown;
+}
+
+export interface ListSkillsResult {
+  skills: SkillEntry[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+/** A skill file whose size and digest matched its entry. */
+export interface VerifiedSkillFile {
+  uri: string;
+  mimeType?: string;
+  /** The content as text (UTF-8), also for a blob. */
+  text: string;
+  bytes: Uint8Array;
+}
+
+/** A skill whose SKILL.md was verified: size, digest and every frontmatter field. */
+export interface LoadedSkill {
+  entry: SkillEntry;
+  frontmatter: Record<string, unknown>;
+  /** SKILL.md after its frontmatter block. */
+  body: string;
+  file: VerifiedSkillFile;
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+function refuse(
+  uri: string,
+  check: 'unlisted' | 'size' | 'digest' | 'frontmatter',
+  problem: string,
+  server: string,
+  field?: string,
+): SkillVerificationError {
+  return new SkillVerificationError(
+    uri,
+    check,
+    `skill file ${uri}: ${problem}; its content was not used (the server must serve the files its skills/list entry describes)`,
+    { server, field },
+  );
+}
+
+/** The listed file `uri` of `entry`, or a SkillVerificationError when it is not listed. */
+function listedFile(entry: SkillEntry, uri: string, server: string): SkillFile {
+  const file = Array.isArray(entry.resources) ? entry.resources.find((f) => f.uri === uri) : undefined;
+  if (file === undefined)
+    throw refuse(
+      uri,
+      'unlisted',
+      `it is not in the resources of skill ${entry.uri}, so it has no digest to check`,
+      server,
+    );
+  if (typeof file.digest !== 'string' || !DIGEST.test(file.digest))
+    throw refuse(
+      uri,
+      'digest',
+      `its entry's digest ${JSON.stringify(file.digest)} is not sha256:<64 lowercase hex>`,
+      server,
+    );
+  if (!Number.isSafeInteger(file.size) || file.size < 0)
+    throw refuse(uri, 'size', `its entry's size ${JSON.stringify(file.size)} is not a byte count`, server);
+  return file;
+}
+
+/**
+ * The content of `uri` from a `resources/read` result, checked against `entry`: the byte length
+ * first (a wrong size is a failure whether or not the digest is computed), then the sha256.
+ */
+export function verifySkillFile(
+  entry: SkillEntry,
+  uri: string,
+  result: ReadResourceResult,
+  server: string,
+): VerifiedSkillFile {
+  const file = listedFile(entry, uri, server);
+  const contents = Array.isArray(result?.contents) ? result.contents : [];
+  const content = (contents.find((c) => c?.uri === uri) ??
+    (contents.length === 1 ? contents[0] : undefined)) as
+    | { text?: unknown; blob?: unknown; mimeType?: unknown }
+    | undefined;
+  let bytes: Buffer | undefined;
+  if (typeof content?.text === 'string') bytes = Buffer.from(content.text, 'utf8');
+  else if (typeof content?.blob === 'string') bytes = Buffer.from(content.blob, 'base64');
+  if (bytes === undefined)
+    throw refuse(uri, 'size', 'the server returned no text or blob content for it', server);
+  if (bytes.length !== file.size)
+    throw refuse(uri, 'size', `the server sent ${bytes.length} bytes, its entry lists ${file.size}`, server);
+  const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  if (digest !== file.digest)
+    throw refuse(
+      uri,
+      'digest',
+      `the server sent content with digest ${digest}, its entry lists ${file.digest}`,
+      server,
+    );
+  return {
+    uri,
+    ...(typeof content?.mimeType === 'string' ? { mimeType: content.mimeType } : {}),
+    text: typeof content?.text === 'string' ? content.text : bytes.toString('utf8'),
+    bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length),
+  };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, i) => sameJson(item, other[i]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]))
+  );
+}
+
+/**
+ * Parses the YAML frontmatter of a verified SKILL.md and compares it field by field with the
+ * entry's. `yaml` is loaded here, on the first skill loaded, so hosts that never load one never
+ * pay for it.
+ */
+export async function loadVerifiedSkill(
+  entry: SkillEntry,
+  file: VerifiedSkillFile,
+  server: string,
+): Promise<LoadedSkill> {
+  const text = file.text.charCodeAt(0) === 0xfeff ? file.text.slice(1) : file.text;
+  const match = FRONTMATTER.exec(text);
+  if (!match)
+    throw refuse(
+      file.uri,
+      'frontmatter',
+      'it does not begin with a --- delimited YAML frontmatter block',
+      server,
+    );
+  const { parse } = await import('yaml');
+  let parsed: unknown;
+  try {
+    parsed = parse(match[1]!, { schema: 'core', maxAliasCount: 100 });
+  } catch (error) {
+    throw refuse(
+      file.uri,
+      'frontmatter',
+      `its frontmatter is not valid YAML (${(error as Error).message.split('\n')[0]})`,
+      server,
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw refuse(file.uri, 'frontmatter', 'its frontmatter is not a YAML mapping', server);
+  const frontmatter = parsed as Record<string, unknown>;
+  const listed = entry.frontmatter ?? {};
+  for (const field of new Set([...Object.keys(frontmatter), ...Object.keys(listed)])) {
+    if (sameJson(frontmatter[field], listed[field])) continue;
+    throw refuse(
+      file.uri,
+      'frontmatter',
+      `frontmatter field ${JSON.stringify(field)} is ${JSON.stringify(frontmatter[field] ?? null)} in the file but ${JSON.stringify(listed[field] ?? null)} in the entry`,
+      server,
+      field,
+    );
+  }
+  return { entry, frontmatter, body: text.slice(match[0].length), file };
+}
