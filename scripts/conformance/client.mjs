@@ -126,7 +126,27 @@ async function exerciseEverything() {
   }
 }
 
+/**
+ * A host's use of skills (SEP-2640): list them (reading no file), then load each skill (its
+ * SKILL.md, verified) and only after that read its other files, each verified on read.
+ */
+async function useSkills() {
+  const { skills } = await client.listSkills();
+  for (const entry of skills) {
+    await client.loadSkill(entry);
+    for (const file of Array.isArray(entry.resources) ? entry.resources : []) {
+      if (file.uri !== entry.uri) await client.readSkillFile(entry, file.uri);
+    }
+  }
+}
+
 const scenarios = {
+  'sep-2640-client-no-prefetch': async () => {
+    await client.listSkills();
+  },
+  'sep-2640-client-verify-digest': useSkills,
+  'sep-2640-client-verify-size': useSkills,
+  'sep-2640-client-verify-frontmatter': useSkills,
   'json-schema-ref-no-deref': async () => {
     await client.listTools();
   },

@@ -28,6 +28,10 @@ const SCENARIOS = [
   'http-invalid-tool-headers',
   'json-schema-ref-no-deref',
   'json-schema-2020-12-preservation',
+  'sep-2640-client-no-prefetch',
+  'sep-2640-client-verify-digest',
+  'sep-2640-client-verify-size',
+  'sep-2640-client-verify-frontmatter',
   'auth/metadata-default',
   'auth/metadata-var1',
   'auth/metadata-var2',
@@ -69,10 +73,6 @@ const NOT_IMPLEMENTED = new Set([
   'auth/enterprise-managed-authorization',
   'auth/cross-app-access-complete-flow',
   'auth/wif-jwt-bearer',
-  'sep-2640-client-no-prefetch',
-  'sep-2640-client-verify-digest',
-  'sep-2640-client-verify-size',
-  'sep-2640-client-verify-frontmatter',
 ]);
 const only = process.argv.slice(2);
 
