@@ -43,6 +43,7 @@ import { normalizeRoots, type Root } from './roots.js';
 import {
   type ListSkillsResult,
   type LoadedSkill,
+  listedSkillFile,
   loadVerifiedSkill,
   type SkillEntry,
   type VerifiedSkillFile,
@@ -487,8 +488,9 @@ export class Client extends SafeEmitter<ClientEvents> {
    * sha256 digest match the entry; otherwise rejects with SkillVerificationError.
    */
   async readSkillFile(entry: SkillEntry, uri: string, options?: RequestOptions): Promise<VerifiedSkillFile> {
+    const file = listedSkillFile(entry, uri, this.name);
     const result = await this.readResource({ uri }, options);
-    return verifySkillFile(entry, uri, result, this.name);
+    return verifySkillFile(file, result, this.name);
   }
 
   /**

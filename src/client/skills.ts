@@ -66,8 +66,11 @@ function refuse(
   );
 }
 
-/** The listed file `uri` of `entry`, or a SkillVerificationError when it is not listed. */
-function listedFile(entry: SkillEntry, uri: string, server: string): SkillFile {
+/**
+ * The listed file `uri` of `entry`, or a SkillVerificationError when it is not listed (checked
+ * before reading: an unlisted file has nothing to verify it against).
+ */
+export function listedSkillFile(entry: SkillEntry, uri: string, server: string): SkillFile {
   const file = Array.isArray(entry.resources) ? entry.resources.find((f) => f.uri === uri) : undefined;
   if (file === undefined)
     throw refuse(
@@ -89,16 +92,15 @@ function listedFile(entry: SkillEntry, uri: string, server: string): SkillFile {
 }
 
 /**
- * The content of `uri` from a `resources/read` result, checked against `entry`: the byte length
+ * The content of `file.uri` from a `resources/read` result, checked against its listing: the byte length
  * first (a wrong size is a failure whether or not the digest is computed), then the sha256.
  */
 export function verifySkillFile(
-  entry: SkillEntry,
-  uri: string,
+  file: SkillFile,
   result: ReadResourceResult,
   server: string,
 ): VerifiedSkillFile {
-  const file = listedFile(entry, uri, server);
+  const { uri } = file;
   const contents = Array.isArray(result?.contents) ? result.contents : [];
   const content = (contents.find((c) => c?.uri === uri) ??
     (contents.length === 1 ? contents[0] : undefined)) as
