@@ -129,6 +129,12 @@ export function verifySkillFile(
   };
 }
 
+/** A value for a message: JSON, cut at 120 characters (a hostile server chooses the value). */
+function shown(value: unknown): string {
+  const json = JSON.stringify(value ?? null);
+  return json.length > 120 ? `${json.slice(0, 120)}...` : json;
+}
+
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -186,7 +192,7 @@ export async function loadVerifiedSkill(
     throw refuse(
       file.uri,
       'frontmatter',
-      `frontmatter field ${JSON.stringify(field)} is ${JSON.stringify(frontmatter[field] ?? null)} in the file but ${JSON.stringify(listed[field] ?? null)} in the entry`,
+      `frontmatter field ${shown(field)} is ${shown(frontmatter[field])} in the file but ${shown(listed[field])} in the entry`,
       server,
       field,
     );
