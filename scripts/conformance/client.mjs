@@ -38,6 +38,15 @@ async function consent(authorizationUrl) {
  */
 function authOptions() {
   if (!scenario.startsWith('auth/')) return undefined;
+  if (scenario === 'auth/wif-jwt-bearer') {
+    // Workload identity federation: the workload's JWT from its platform, traded at the token endpoint.
+    return {
+      allowPrivateNetwork: true,
+      grant: 'jwt_bearer',
+      assertion: () => context.valid_jwt,
+      clientId: context.client_id,
+    };
+  }
   if (scenario.startsWith('auth/client-credentials-')) {
     return {
       allowPrivateNetwork: true,

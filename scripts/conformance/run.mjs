@@ -61,18 +61,17 @@ const SCENARIOS = [
   'auth/metadata-issuer-mismatch',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
+  'auth/wif-jwt-bearer',
 ];
 /**
  * Optional extensions the library does not implement (README, Authorization, "Not here"), left
- * out by name: DPoP (SEP-1932), enterprise-managed authorization / cross-app access (SEP-990),
- * workload identity federation (SEP-1933), and the SEP-2640 skills extension.
+ * out by name: DPoP (SEP-1932) and enterprise-managed authorization / cross-app access (SEP-990).
  */
 const NOT_IMPLEMENTED = new Set([
   'auth/dpop',
   'auth/dpop-nonce',
   'auth/enterprise-managed-authorization',
   'auth/cross-app-access-complete-flow',
-  'auth/wif-jwt-bearer',
 ]);
 const only = process.argv.slice(2);
 

@@ -1,5 +1,6 @@
 import type { AuthorizationServer, Client as OAuthClient, TokenEndpointResponse } from 'oauth4webapi';
 import { AuthError, type AuthStep } from '../errors.js';
+import { exposeSecret } from '../secret.js';
 import type { Discovered } from './discovery.js';
 import { type AuthContext, type OAuth, requestOptions, toAuthError } from './http.js';
 import type { ResolvedOAuthOptions } from './options.js';
@@ -113,6 +114,66 @@ export async function clientCredentials(
     throw toAuthError(oauth, error, 'token', `the client_credentials request to ${found.issuer}`, context);
   }
 }
+
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/**
+ * Workload identity federation: the RFC 7523 JWT-bearer grant, the workload's JWT (read afresh
+ * from `options.assertion` on each call) as the `assertion`, with the `resource` and the scopes.
+ * Without a client, no client authentication and no `client_id`: the assertion is the identity.
+ * A refusal (invalid_grant, invalid_scope, unauthorized_client) is an AuthError, never retried.
+ */
+export async function jwtBearer(
+  oauth: OAuth,
+  found: Discovered,
+  client: ClientIdentity | undefined,
+  options: ResolvedOAuthOptions,
+  scopes: readonly string[],
+  context: AuthContext,
+): Promise<IssuedTokens> {
+  const endpoint = tokenEndpoint(found.as, 'token', context);
+  let assertion: string;
+  try {
+    assertion = await exposeSecret(options.assertion!);
+  } catch (error) {
+    throw new AuthError(
+      'token',
+      `reading auth.assertion (the workload's JWT) failed: ${error instanceof Error ? error.message : String(error)}; check the function or file that provides it`,
+      { server: context.server },
+    );
+  }
+  if (assertion.length === 0) {
+    throw new AuthError('token', "auth.assertion gave an empty string; it must give the workload's JWT", {
+      server: context.server,
+    });
+  }
+  context.secrets.add(assertion);
+  const parameters: Record<string, string> = { assertion, resource: found.resource };
+  if (scopes.length > 0) parameters.scope = scopes.join(' ');
+  const asClient = client ? oauthClient(client) : ANONYMOUS;
+  try {
+    const response = await oauth.genericTokenEndpointRequest(
+      found.as,
+      asClient,
+      client ? await clientAuthentication(oauth, client, options, context) : noClientAuthentication,
+      JWT_BEARER_GRANT,
+      parameters,
+      requestOptions(oauth, endpoint, context),
+    );
+    return issuedTokens(
+      await oauth.processGenericTokenEndpointResponse(found.as, asClient, response),
+      'token',
+      context,
+    );
+  } catch (error) {
+    throw toAuthError(oauth, error, 'token', `the jwt-bearer request to ${found.issuer}`, context);
+  }
+}
+
+/** oauth4webapi wants a client object; without a client it is only a placeholder, never sent. */
+const ANONYMOUS: OAuthClient = { client_id: 'workload' };
+
+function noClientAuthentication(): void {}
 
 /** Trades a refresh token for new tokens; the refresh token kept when the server does not rotate it. */
 export async function refresh(

@@ -9,10 +9,17 @@ export type Credential = string | Secret;
 /** OAuth 2.1 for an HTTP server: the user-delegated authorization code flow, or machine to machine. */
 export interface OAuthOptions {
   /**
-   * `'authorization_code'` (a user consents in a browser) or `'client_credentials'` (machine to
-   * machine, no user). @defaultValue 'authorization_code'
+   * `'authorization_code'` (a user consents in a browser), `'client_credentials'` (machine to
+   * machine, no user) or `'jwt_bearer'` (a workload's identity token traded for an access token,
+   * RFC 7523). @defaultValue 'authorization_code'
    */
-  readonly grant?: 'authorization_code' | 'client_credentials';
+  readonly grant?: OAuthGrant;
+  /**
+   * For `'jwt_bearer'`: the workload's JWT (from its platform: Kubernetes, a cloud's metadata
+   * service, CI), sent as the `assertion`. A function, or a Secret of one, is called again each
+   * time a new access token is needed, so a rotated token file is picked up.
+   */
+  readonly assertion?: Credential | (() => string | Promise<string>);
   /**
    * Where the authorization server sends the user back with the code. Without it the built-in
    * listener takes `http://127.0.0.1:<ephemeral port>/callback`. A loopback `http:` URL with a
@@ -55,8 +62,13 @@ export interface OAuthOptions {
   readonly allowPrivateNetwork?: boolean;
 }
 
+export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+
+const GRANTS: readonly OAuthGrant[] = ['authorization_code', 'client_credentials', 'jwt_bearer'];
+
 export interface ResolvedOAuthOptions {
-  readonly grant: 'authorization_code' | 'client_credentials';
+  readonly grant: OAuthGrant;
+  readonly assertion: Secret | undefined;
   readonly redirectUrl: URL | undefined;
   readonly onAuthorizationUrl: OAuthOptions['onAuthorizationUrl'];
   readonly clientMetadataUrl: URL | undefined;
@@ -75,6 +87,7 @@ export interface ResolvedOAuthOptions {
 
 const KEYS = [
   'grant',
+  'assertion',
   'redirectUrl',
   'onAuthorizationUrl',
   'clientMetadataUrl',
@@ -100,11 +113,27 @@ export function isOAuthOptions(value: unknown): boolean {
 export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAuthOptions {
   const input = ownProperties(raw, prefix);
   rejectUnknownKeys(input, KEYS, prefix, { client_id: 'clientId', client_secret: 'clientSecret' });
-  const grant = input.grant ?? 'authorization_code';
-  if (grant !== 'authorization_code' && grant !== 'client_credentials') {
+  const grant = (input.grant ?? 'authorization_code') as OAuthGrant;
+  if (!GRANTS.includes(grant)) {
     throw new ConfigError(
       at(prefix, 'grant'),
-      `${at(prefix, 'grant')} must be 'authorization_code' or 'client_credentials', got ${describe(grant)}`,
+      `${at(prefix, 'grant')} must be 'authorization_code', 'client_credentials' or 'jwt_bearer', got ${describe(grant)}`,
+    );
+  }
+  const assertion =
+    typeof input.assertion === 'function'
+      ? new Secret(input.assertion as () => string | Promise<string>)
+      : credential(input.assertion, at(prefix, 'assertion'));
+  if (grant === 'jwt_bearer' && !assertion) {
+    throw new ConfigError(
+      at(prefix, 'assertion'),
+      `${at(prefix, 'grant')} 'jwt_bearer' needs ${at(prefix, 'assertion')}: the workload's JWT, as a Secret or a function returning it`,
+    );
+  }
+  if (grant !== 'jwt_bearer' && assertion) {
+    throw new ConfigError(
+      at(prefix, 'assertion'),
+      `${at(prefix, 'assertion')} is only used with ${at(prefix, 'grant')} 'jwt_bearer'; set the grant or drop the assertion`,
     );
   }
   const clientId = optionalString(input.clientId, at(prefix, 'clientId'));
@@ -136,6 +165,7 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
   }
   return {
     grant,
+    assertion,
     redirectUrl: optionalUrl(input.redirectUrl, at(prefix, 'redirectUrl'), ['http:', 'https:']),
     onAuthorizationUrl: onAuthorizationUrl as OAuthOptions['onAuthorizationUrl'],
     clientMetadataUrl: clientMetadataUrl(input.clientMetadataUrl, at(prefix, 'clientMetadataUrl')),

@@ -3,7 +3,7 @@ import { AuthError } from '../errors.js';
 import { authorizeWithCode } from './authorize.js';
 import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from './challenge.js';
 import { type Discovered, discover } from './discovery.js';
-import { clientCredentials, type IssuedTokens, refresh } from './grants.js';
+import { clientCredentials, type IssuedTokens, jwtBearer, refresh } from './grants.js';
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
@@ -93,11 +93,8 @@ export class OAuthProvider implements AuthProvider {
   }
 
   async authorizationHeader(): Promise<string | undefined> {
-    if (
-      this.#tokens?.refreshAt !== undefined &&
-      this.#tokens.refreshAt <= Date.now() &&
-      this.#tokens.refreshToken
-    ) {
+    const renewable = this.#tokens?.refreshToken || this.#options.grant === 'jwt_bearer';
+    if (this.#tokens?.refreshAt !== undefined && this.#tokens.refreshAt <= Date.now() && renewable) {
       this.#refreshing ??= this.#refreshDue().finally(() => {
         this.#refreshing = undefined;
       });
@@ -230,6 +227,11 @@ export class OAuthProvider implements AuthProvider {
       if (this.#options.grant === 'client_credentials') {
         const client = await resolveClient(oauth, found, this.#options, undefined, this.#context);
         tokens = await clientCredentials(oauth, found, client, this.#options, scopes, this.#context);
+      } else if (this.#options.grant === 'jwt_bearer') {
+        const client = this.#options.clientId
+          ? await resolveClient(oauth, found, this.#options, undefined, this.#context)
+          : undefined;
+        tokens = await jwtBearer(oauth, found, client, this.#options, scopes, this.#context);
       } else {
         const result = await authorizeWithCode(oauth, found, this.#options, scopes, this.#context);
         this.#emit({
@@ -275,7 +277,7 @@ export class OAuthProvider implements AuthProvider {
   async #refreshDue(): Promise<void> {
     const found = this.#found;
     const held = this.#tokens;
-    if (!found || !held?.refreshToken) return;
+    if (!found || !held) return;
     const key = tokensKey(found.issuer, found.resource);
     const stored = await this.#load(key);
     if (stored && stored.accessToken !== held.accessToken && !this.#due(stored)) {
@@ -283,6 +285,9 @@ export class OAuthProvider implements AuthProvider {
       return;
     }
     const oauth = await loadOAuth();
+    // jwt_bearer: a new token for a fresh read of the workload's assertion, the same scopes.
+    if (this.#options.grant === 'jwt_bearer') return this.#obtain(oauth, found, key, splitScopes(held.scope));
+    if (!held.refreshToken) return;
     await this.#tryRefresh(oauth, found, key, stored?.refreshToken ? stored : held);
   }
 
@@ -304,7 +309,10 @@ export class OAuthProvider implements AuthProvider {
       issuer: found.issuer,
       accessToken: tokens.accessToken,
       tokenType: tokens.tokenType,
-      ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+      // jwt_bearer renews with a fresh assertion, never a refresh token (the assertion is the credential).
+      ...(tokens.refreshToken && this.#options.grant !== 'jwt_bearer'
+        ? { refreshToken: tokens.refreshToken }
+        : {}),
       ...(tokens.expiresIn !== undefined ? { refreshAt: refreshAt(tokens.expiresIn, Date.now()) } : {}),
       ...(scope ? { scope } : {}),
     };

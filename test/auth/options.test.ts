@@ -63,7 +63,18 @@ test('auth options: defaults, Secrets, and a ConfigError naming the key', () => 
       'transport.auth.clientSecret',
       /needs transport\.auth\.clientId and either/,
     ],
-    [{ grant: 'password' }, 'transport.auth.grant', /'authorization_code' or 'client_credentials'/],
+    [
+      { grant: 'password' },
+      'transport.auth.grant',
+      /'authorization_code', 'client_credentials' or 'jwt_bearer'/,
+    ],
+    [{ grant: 'jwt_bearer' }, 'transport.auth.assertion', /'jwt_bearer' needs transport\.auth\.assertion/],
+    [
+      { grant: 'client_credentials', clientId: 'c', clientSecret: 's', assertion: 'jwt' },
+      'transport.auth.assertion',
+      /only used with transport\.auth\.grant 'jwt_bearer'/,
+    ],
+    [{ grant: 'jwt_bearer', assertion: 42 }, 'transport.auth.assertion', /must be a Secret/],
     [
       { clientMetadataUrl: 'http://app.example.com/c.json' },
       'transport.auth.clientMetadataUrl',

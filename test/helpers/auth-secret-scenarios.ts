@@ -1,7 +1,8 @@
 // Every auth path, success and failure, for the secrets test: run in the test process (errors,
 // diagnostics channels) and in a host process with NODE_DEBUG=conduit-mcp (the debug log):
 // test/fixtures/hosts/auth-secret-paths.ts. Returns the labels of the paths taken and every
-// credential that existed on them (tokens, codes, verifiers, client secrets, the private key).
+// credential that existed on them (tokens, codes, verifiers, client secrets, the private key,
+// workload assertions).
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -143,6 +144,31 @@ export async function provokeAuthPaths(
         'auth-pem',
       );
       await rejection('a private key that is not PEM', call(broken, rs.url));
+    }
+    {
+      const workload = `wif.${randomBytes(12).toString('hex')}.sig`;
+      const rotated = `wif.${randomBytes(12).toString('hex')}.sig`;
+      credentials.push(workload, rotated);
+      const { auth, rs } = await setup({ assertions: [workload, rotated], expiresIn: 1 });
+      let current = workload;
+      const p = provider(rs.url, { grant: 'jwt_bearer', assertion: () => current }, 'auth-wif');
+      observe('jwt-bearer: answer', await call(p, rs.url));
+      current = rotated;
+      await sleep(1100);
+      observe('jwt-bearer after expiry: answer', await call(p, rs.url));
+      observe('jwt-bearer provider', p);
+      const scoped = provider(
+        rs.url,
+        { grant: 'jwt_bearer', assertion: new Secret(workload), scopes: ['wif.rejected'] },
+        'auth-wif-scope',
+      );
+      await rejection('jwt-bearer invalid_scope', call(scoped, rs.url));
+      auth.options.tokenError = {
+        error: 'invalid_grant',
+        error_description: `the assertion ${rotated} is expired`,
+      };
+      await sleep(1100);
+      await rejection('jwt-bearer refused, the server echoing the assertion', call(p, rs.url));
     }
     {
       const { rs } = await setup();

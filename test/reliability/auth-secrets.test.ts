@@ -1,6 +1,7 @@
-// Every auth path, success and failure: no token, code, verifier, client secret or private key
-// (nor any 12 characters of one) in an error (message, stack, cause, properties), a rendering of
-// the provider or the store, a diagnostics channel payload or a debug log line.
+// Every auth path, success and failure: no token, code, verifier, client secret, private key or
+// workload assertion (nor any 12 characters of one) in an error (message, stack, cause,
+// properties), a rendering of the provider or the store, a diagnostics channel payload or a debug
+// log line.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import dc from 'node:diagnostics_channel';
@@ -11,7 +12,7 @@ import { provokeAuthPaths } from '../helpers/auth-secret-scenarios.js';
 import { renderings } from '../helpers/renderings.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const LABELS = 9;
+const LABELS = 11;
 
 function leakFinder(credentials: string[]): (text: string) => string | undefined {
   const pieces = credentials.flatMap((value) =>
