@@ -29,15 +29,20 @@ for (const [network, prefix] of [
   PRIVATE.addSubnet(network, prefix, 'ipv6');
 }
 
-/** True for an address in a private, loopback or link-local range (IPv4-mapped IPv6 included). */
-export function isPrivateAddress(address: string): boolean {
+/** Whether an IP literal (bracketed or not; IPv4-mapped IPv6 as its IPv4) is in `list`. */
+function inList(list: BlockList, address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family === 0) return false;
-  if (family === 4) return PRIVATE.check(bare, 'ipv4');
+  if (family === 4) return list.check(bare, 'ipv4');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-  return PRIVATE.check(bare, 'ipv6');
+  if (mapped) return list.check(mapped[1]!, 'ipv4');
+  return list.check(bare, 'ipv6');
+}
+
+/** True for an address in a private, loopback or link-local range (IPv4-mapped IPv6 included). */
+export function isPrivateAddress(address: string): boolean {
+  return inList(PRIVATE, address);
 }
 
 const LOOPBACK = new BlockList();
@@ -46,13 +51,7 @@ LOOPBACK.addAddress('::1', 'ipv6');
 
 /** True for a loopback address (127.0.0.0/8, ::1, IPv4-mapped 127.x). */
 export function isLoopbackAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const family = isIP(bare);
-  if (family === 0) return false;
-  if (family === 4) return LOOPBACK.check(bare, 'ipv4');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return LOOPBACK.check(mapped[1]!, 'ipv4');
-  return LOOPBACK.check(bare, 'ipv6');
+  return inList(LOOPBACK, address);
 }
 
 /** A host name or literal that is loopback by its spelling (RFC 6761 `localhost` included). */
