@@ -3,7 +3,7 @@ import { channels, debug } from '../../diagnostics.js';
 import { ConnectionClosedError, describeCloseReason, HttpError, UsageError } from '../../errors.js';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
-import { type PreparedMeta, withMeta } from '../../jsonrpc/serialize.js';
+import { type PreparedMeta, serialize, withMeta } from '../../jsonrpc/serialize.js';
 import { exposeSecret, isSecret } from '../../secret.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
@@ -19,6 +19,7 @@ import {
   readPrefix,
   redact,
 } from './body.js';
+import { ExchangeAbort } from './exchange-abort.js';
 import {
   checkToolHeaders,
   type HeaderBinding,
@@ -59,7 +60,9 @@ interface Exchange {
   readonly id: RequestId;
   readonly method: string;
   readonly modern: boolean;
-  readonly controller: AbortController;
+  readonly abort: ExchangeAbort;
+  /** The prepared `_meta` the Connection sent the request with (spliced into each body sent). */
+  readonly meta?: PreparedMeta;
   /** `initialize` only: the MCP-Session-Id its response carried. */
   sessionId?: string;
   /** A `tools/call` already sent again after a HeaderMismatch (at most once). */
@@ -217,16 +220,18 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   }
 
   send(message: JsonRpcMessage, meta?: PreparedMeta): void {
-    // The routing headers and the era are read from the params, so the prepared _meta goes in first.
-    if (meta !== undefined) message = withMeta(message, meta);
     if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('HttpTransport.send() needs start() first');
-    if (channels.message.hasSubscribers) this.#publishMessage('send', message);
+    // Serialised here, so that a message that cannot be (a BigInt, a cycle) throws to the caller;
+    // the prepared _meta is spliced into the JSON, never copied into the params.
+    const body = serialize(message, meta);
+    if (channels.message.hasSubscribers)
+      this.#publishMessage('send', meta === undefined ? message : withMeta(message, meta));
     if ('method' in message) {
-      if ('id' in message) void this.#request(message as JsonRpcRequest);
-      else void this.#notify(message);
+      if ('id' in message) void this.#request(message as JsonRpcRequest, meta, body);
+      else void this.#notify(message, body);
     } else {
-      void this.#postQuietly(message, 'response');
+      void this.#postQuietly(message, 'response', body);
     }
   }
 
@@ -237,17 +242,20 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
 
   // ---- requests ------------------------------------------------------------------------------
 
-  async #request(message: JsonRpcRequest): Promise<void> {
-    const version = modernVersionOf(message);
+  async #request(message: JsonRpcRequest, meta: PreparedMeta | undefined, body: string): Promise<void> {
+    const version = modernVersionOf(message, meta);
     const exchange: Exchange = {
       id: message.id,
       method: message.method,
       modern: version !== undefined,
-      controller: new AbortController(),
+      abort: new ExchangeAbort(),
+      meta,
     };
     this.#exchanges.set(exchange.id, exchange);
     if (this.#sse) {
-      await this.#sse.post(message, exchange.controller.signal).catch((error) => this.#fail(exchange, error));
+      await this.#sse
+        .post(body, message.method, exchange.abort)
+        .catch((error) => this.#fail(exchange, error));
       return;
     }
     let headers: Record<string, string>;
@@ -261,7 +269,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     } else {
       headers = this.#session?.headers() ?? {};
     }
-    await this.#exchange(exchange, message, headers, 0);
+    await this.#exchange(exchange, message, headers, 0, body);
   }
 
   /** The headers of a modern request: routing, and the `Mcp-Param-*` a tool's schema asks for. */
@@ -280,14 +288,17 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     message: JsonRpcRequest,
     headers: Record<string, string>,
     attempt: number,
+    body = serialize(message, exchange.meta),
   ): Promise<void> {
+    headers.accept = ACCEPT_BOTH;
+    headers['content-type'] = 'application/json';
     const init: SendInit = {
       method: 'POST',
-      headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-      body: JSON.stringify(message),
-      signal: exchange.controller.signal,
+      headers,
+      body,
+      signal: exchange.abort,
       mcpMethod: message.method,
-      protocolVersion: this.#versionFor(message),
+      protocolVersion: this.#versionFor(message, exchange.meta),
     };
     try {
       const response = await this.#requester!.send(this.#options.url, init);
@@ -297,7 +308,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         await this.#exchange(
           exchange,
           message,
-          this.#modernRequestHeaders(message, modernVersionOf(message)!),
+          this.#modernRequestHeaders(message, modernVersionOf(message, exchange.meta)!),
           attempt,
         );
         return;
@@ -329,10 +340,11 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   }
 
   /** The version a request is sent under: its own `_meta`'s, `initialize`'s offer, or the session's. */
-  #versionFor(message: JsonRpcRequest): string | undefined {
+  #versionFor(message: JsonRpcRequest, meta: PreparedMeta | undefined): string | undefined {
     const offered = message.method === 'initialize' ? message.params?.protocolVersion : undefined;
     return (
-      modernVersionOf(message) ?? (typeof offered === 'string' ? offered : this.#session?.protocolVersion)
+      modernVersionOf(message, meta) ??
+      (typeof offered === 'string' ? offered : this.#session?.protocolVersion)
     );
   }
 
@@ -402,7 +414,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (type === 'text/event-stream') {
       const state: StreamState = {};
       await this.#consume(response, state, exchange);
-      if (!this.#exchanges.has(exchange.id) || exchange.controller.signal.aborted) return;
+      if (!this.#exchanges.has(exchange.id) || exchange.abort.aborted) return;
       if (!exchange.modern && this.#session) {
         const session = this.#session;
         const resumed = await resumeStream(
@@ -410,7 +422,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
           state,
           this.#streamIo(),
           () => !this.#exchanges.has(exchange.id),
-          exchange.controller.signal,
+          exchange.abort.signal,
         );
         if (resumed) return;
       }
@@ -545,7 +557,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
    */
   async #refreshToolHeaders(call: JsonRpcRequest, exchange: Exchange): Promise<boolean> {
     const name = String(call.params?.name);
-    const meta = call.params?._meta;
+    const meta = (exchange.meta ? (withMeta(call, exchange.meta) as JsonRpcRequest) : call).params?._meta;
     let cursor: unknown;
     try {
       for (let page = 0; page < MAX_REFRESH_PAGES; page++) {
@@ -590,11 +602,11 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         id: message.id,
         method,
         modern: true,
-        controller: new AbortController(),
+        abort: new ExchangeAbort(),
       };
       const abort = () => this.#fail(own, new Error('the request it was made for ended'));
-      parent.controller.signal.addEventListener('abort', abort, { once: true });
-      const settle = () => parent.controller.signal.removeEventListener('abort', abort);
+      parent.abort.once('abort', abort);
+      const settle = () => parent.abort.removeListener('abort', abort);
       own.internal = {
         resolve: (answer) => {
           settle();
@@ -678,28 +690,31 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
 
   // ---- notifications and responses -----------------------------------------------------------
 
-  async #notify(message: JsonRpcMessage & { method: string; params?: JsonObject }): Promise<void> {
+  async #notify(
+    message: JsonRpcMessage & { method: string; params?: JsonObject },
+    body: string,
+  ): Promise<void> {
     if (message.method === 'notifications/cancelled') {
       const requestId = message.params?.requestId;
       const exchange = isRequestId(requestId) ? this.#exchanges.get(requestId) : undefined;
       if (exchange) {
         this.#exchanges.delete(exchange.id);
-        exchange.controller.abort(new Error('cancelled'));
+        exchange.abort.abort(new Error('cancelled'));
       }
       // Modern: closing the stream is the cancellation; nothing is POSTed (digest §2.9).
       if (exchange?.modern || (!this.#session && !this.#sse && this.#modernVersion)) return;
     }
-    await this.#postQuietly(message, 'notification');
+    await this.#postQuietly(message, 'notification', body);
     if (message.method === 'notifications/initialized' && this.#session && !this.#sse) {
       void runStandaloneStream(this.#session, this.#streamIo(), this.#stop.signal);
     }
   }
 
   /** POSTs a notification or a response to a server request; failures are logged, none is fatal but 404. */
-  async #postQuietly(message: JsonRpcMessage, what: string): Promise<void> {
+  async #postQuietly(message: JsonRpcMessage, what: string, body: string): Promise<void> {
     if (this.#sse) {
       await this.#sse
-        .post(message, this.#stop.signal)
+        .post(body, 'method' in message ? message.method : 'a response', this.#stop.signal)
         .catch((error: Error) =>
           debug('%s: %s POST failed: %s', this.#name ?? 'client', what, error.message),
         );
@@ -711,10 +726,12 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     else if (this.#modernVersion && method)
       headers = { 'mcp-protocol-version': this.#modernVersion, 'mcp-method': method };
     else headers = {};
+    headers.accept = ACCEPT_BOTH;
+    headers['content-type'] = 'application/json';
     const init: SendInit = {
       method: 'POST',
-      headers: { ...headers, accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-      body: JSON.stringify(message),
+      headers,
+      body,
       signal: this.#stop.signal,
       mcpMethod: method ?? 'a response',
     };
@@ -783,7 +800,9 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     this.#eraStep(
       `the endpoint speaks the 2024-11-05 HTTP+SSE transport; messages go to ${this.#sse.endpoint}`,
     );
-    await this.#sse.post(message, exchange.controller.signal).catch((error) => this.#fail(exchange, error));
+    await this.#sse
+      .post(serialize(message, exchange.meta), message.method, exchange.abort)
+      .catch((error) => this.#fail(exchange, error));
   }
 
   /** The wire fallback is a step of era detection: debug, and `conduit-mcp:client:era`. */
@@ -797,7 +816,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #fail(exchange: Exchange, error: Error): void {
     if (this.#exchanges.get(exchange.id) !== exchange) return;
     this.#exchanges.delete(exchange.id);
-    exchange.controller.abort(error);
+    exchange.abort.abort(error);
     if (exchange.internal) {
       exchange.internal.reject(error);
       return;
@@ -813,7 +832,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     this.#closeReason = reason;
     this.#stop.abort(new Error('the transport closed'));
     for (const exchange of this.#exchanges.values()) {
-      exchange.controller.abort(new Error('the transport closed'));
+      exchange.abort.abort(new Error('the transport closed'));
       exchange.internal?.reject(new Error('the transport closed'));
     }
     this.#exchanges.clear();

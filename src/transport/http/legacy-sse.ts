@@ -3,7 +3,7 @@ import { debug } from '../../diagnostics.js';
 import { HttpError } from '../../errors.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { discard, drain, mediaType } from './body.js';
-import { displayUrl, type Requester } from './requester.js';
+import { displayUrl, type Requester, type SendInit } from './requester.js';
 import { type CreateParser, SseReader } from './sse.js';
 
 export interface LegacySseOptions {
@@ -40,13 +40,15 @@ export class LegacySseChannel {
     return displayUrl(this.#endpoint);
   }
 
-  /** POSTs one message; the answer comes on the event stream. Rejects with an HttpError on an error status. */
-  async post(message: JsonRpcMessage, signal: AbortSignal): Promise<void> {
-    const mcpMethod = 'method' in message ? message.method : 'a response';
-    const init = {
-      method: 'POST' as const,
+  /**
+   * POSTs one message (`body`, serialised; `mcpMethod` for errors); the answer comes on the event
+   * stream. Rejects with an HttpError on an error status.
+   */
+  async post(body: string, mcpMethod: string, signal: SendInit['signal']): Promise<void> {
+    const init: SendInit = {
+      method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify(message),
+      body,
       signal,
       mcpMethod,
     };

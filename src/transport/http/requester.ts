@@ -4,6 +4,7 @@ import { channels } from '../../diagnostics.js';
 import { AuthError, HttpError } from '../../errors.js';
 import type { HttpAuthorization } from './authorization.js';
 import { drain, excerpt, headerString, mediaType, readPrefix } from './body.js';
+import type { ExchangeAbort } from './exchange-abort.js';
 import type { CreateParser } from './sse.js';
 
 type Undici = typeof import('undici');
@@ -35,7 +36,7 @@ export interface SendInit {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly headers: Record<string, string>;
   readonly body?: string;
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | ExchangeAbort;
   /** The JSON-RPC method, for errors and telemetry. */
   readonly mcpMethod?: string;
   /** The protocol version in use, for a 2025-03-26 server's authorization discovery. */
@@ -63,10 +64,13 @@ export class Requester {
   readonly #dispatcher: Dispatcher;
   readonly #origin: string;
   readonly #baseHeaders: Record<string, string>;
+  readonly #hasBaseHeaders: boolean;
   readonly #headersTimeout: number;
   readonly #server: string | undefined;
   readonly #secrets: readonly string[];
   readonly #auth: HttpAuthorization | undefined;
+  /** The last URL sent to, with the origin and path undici wants (the endpoint, nearly always). */
+  #target: { url: URL; origin: string; path: string } | undefined;
 
   constructor(
     deps: HttpDeps,
@@ -83,6 +87,7 @@ export class Requester {
     this.#undici = deps.undici;
     this.#origin = options.origin;
     this.#baseHeaders = options.baseHeaders;
+    this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;
     this.#server = options.server;
     this.#secrets = options.secrets;
@@ -170,17 +175,22 @@ export class Requester {
   }
 
   async #once(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
+    if (this.#target?.url !== url)
+      this.#target = { url, origin: url.origin, path: url.pathname + url.search };
+    const { origin, path } = this.#target;
+    // Headers copied only when there is something to add to the caller's.
+    let headers = init.headers;
+    if (this.#hasBaseHeaders) headers = { ...this.#baseHeaders, ...headers };
+    if (authorization !== undefined) headers = { ...headers, authorization };
     try {
-      const response = await this.#undici.request(url.href, {
+      // The dispatcher's own request(): what undici.request() calls, without parsing the URL again.
+      const response = await this.#dispatcher.request({
+        origin,
+        path,
         method: init.method,
-        headers: {
-          ...this.#baseHeaders,
-          ...init.headers,
-          ...(authorization !== undefined ? { authorization } : {}),
-        },
+        headers,
         body: init.body,
-        signal: init.signal,
-        dispatcher: this.#dispatcher,
+        signal: init.signal as AbortSignal,
         headersTimeout: this.#headersTimeout,
         bodyTimeout: 0,
       });
