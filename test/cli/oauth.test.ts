@@ -92,10 +92,16 @@ describe('conduit-mcp and OAuth', () => {
   test('--connect-timeout stands still while the user is in the browser; a refused consent is an AuthError, exit 1', async () => {
     const { mcp } = await protectedServer('v2');
     const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
-    const slow = start(['tools', '--connect-timeout', '1500', mcp.server.url], { env });
+    // Discovery and registration before the URL is shown must fit in the timeout on a loaded
+    // machine; the wait after it is longer than the whole timeout.
+    const slow = start(['tools', '--connect-timeout', '4000', mcp.server.url], { env });
     const [, shown] = await slow.waitFor(URL_LINE);
-    await sleep(2500); // longer than --connect-timeout
-    await browserConsent(new URL(shown!));
+    await sleep(4500);
+    await browserConsent(new URL(shown!)).catch((error: Error) => {
+      throw new Error(`the consent failed (${error.message}); the command wrote: ${slow.stderr()}`, {
+        cause: error,
+      });
+    });
     const done = await slow.finished;
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /echo/);
