@@ -50,14 +50,29 @@ export async function readBounded(
   contentLength?: string,
   idleMs?: number,
 ): Promise<Buffer> {
-  if (contentLength !== undefined && Number(contentLength) > limit) {
+  const expected = contentLength === undefined ? Number.NaN : Number(contentLength);
+  if (expected > limit) {
     discard(body);
     throw new BodyTooLargeError(limit);
   }
+  // A small answer has usually arrived whole with its headers: what is buffered is taken now, and
+  // a body complete by its Content-Length is the answer at once (no timer, no wait for 'end').
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (let chunk = body.read() as Buffer | null; chunk !== null; chunk = body.read() as Buffer | null) {
+    size += chunk.length;
+    if (size > limit) {
+      discard(body);
+      throw new BodyTooLargeError(limit);
+    }
+    chunks.push(chunk);
+  }
+  if (size === expected) {
+    body.resume(); // its 'end' and 'close' come even if the end of the message is still to be parsed
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  }
   // Listeners rather than an async iterator: no promise per chunk on the path of every answer.
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
     const idle =
       idleMs === undefined
         ? undefined
