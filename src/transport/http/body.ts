@@ -41,15 +41,16 @@ export function headerString(value: string | string[] | undefined): string | und
 }
 
 /**
- * Reads a whole body, but never more than `limit` bytes: past it, the body is destroyed and the
- * promise rejects with BodyTooLargeError. A Content-Length over the limit fails before reading.
+ * Reads a whole body, but never more than `limit` bytes: past it, the body is destroyed and it
+ * fails with BodyTooLargeError. A Content-Length over the limit fails before reading. A body that
+ * is all here already is returned as it is, not as a promise (and a failure then throws).
  */
-export async function readBounded(
+export function readBounded(
   body: Readable,
   limit: number,
   contentLength?: string,
   idleMs?: number,
-): Promise<Buffer> {
+): Buffer | Promise<Buffer> {
   const expected = contentLength === undefined ? Number.NaN : Number(contentLength);
   if (expected > limit) {
     discard(body);

@@ -34,6 +34,7 @@ import {
   displayUrl,
   type HttpDeps,
   type HttpResponse,
+  loadedHttpDeps,
   loadHttpDeps,
   Requester,
   type SendInit,
@@ -183,7 +184,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         secrets.push(token);
         baseHeaders.authorization = `Bearer ${token}`;
       }
-      this.#deps = await loadHttpDeps();
+      this.#deps = loadedHttpDeps() ?? (await loadHttpDeps());
       if (this.#options.oauth) {
         auth = await loadAuthorization(
           this.#options.url,
@@ -395,14 +396,18 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (message.method === 'initialize')
       exchange.sessionId = headerString(response.headers['mcp-session-id']);
     if (type === 'application/json') {
-      const body = await readBounded(
-        response.body,
-        this.#options.maxMessageBytes,
-        headerString(response.headers['content-length']),
-        this.#options.bodyTimeout,
-      ).catch((error: unknown) => {
+      let body: Buffer;
+      try {
+        const read = readBounded(
+          response.body,
+          this.#options.maxMessageBytes,
+          headerString(response.headers['content-length']),
+          this.#options.bodyTimeout,
+        );
+        body = read instanceof Buffer ? read : await read;
+      } catch (error) {
         throw this.#bodyError(error, response, init);
-      });
+      }
       if (!this.#deliverJson(body, exchange, true)) {
         this.#fail(
           exchange,

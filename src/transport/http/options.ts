@@ -131,9 +131,10 @@ export function resolveHttpOptions(raw: unknown, prefix = ''): ResolvedHttpOptio
 
 function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL {
   let url: URL;
-  if (value instanceof URL) url = new URL(value.href);
-  else if (typeof value === 'string' && URL.canParse(value)) url = new URL(value);
-  else throw new ConfigError(key, `${key} must be an absolute http(s) URL, got ${describe(value)}`);
+  const parsed =
+    value instanceof URL ? new URL(value.href) : typeof value === 'string' ? URL.parse(value) : null;
+  if (!parsed) throw new ConfigError(key, `${key} must be an absolute http(s) URL, got ${describe(value)}`);
+  url = parsed;
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(key, `${key} must use https: (or http: to a loopback host), got ${url.protocol}`);
   }
@@ -149,7 +150,7 @@ function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL 
       `${key} uses plain http: to ${url.hostname}, which is not loopback; use https:, or set allowInsecure: true if you accept that anyone on the path can read and change the traffic`,
     );
   }
-  url.hash = '';
+  if (url.href.includes('#')) url.hash = '';
   return url;
 }
 

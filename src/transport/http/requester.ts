@@ -16,13 +16,19 @@ export interface HttpDeps {
 }
 
 let loading: Promise<HttpDeps> | undefined;
+let loaded: HttpDeps | undefined;
 
 export function loadHttpDeps(): Promise<HttpDeps> {
-  loading ??= Promise.all([import('undici'), import('eventsource-parser')]).then(([undici, parser]) => ({
-    undici,
-    createParser: parser.createParser as CreateParser,
-  }));
+  loading ??= Promise.all([import('undici'), import('eventsource-parser')]).then(([undici, parser]) => {
+    loaded = { undici, createParser: parser.createParser as CreateParser };
+    return loaded;
+  });
   return loading;
+}
+
+/** The HTTP libraries if a transport loaded them already (a later start need not wait a tick). */
+export function loadedHttpDeps(): HttpDeps | undefined {
+  return loaded;
 }
 
 export interface HttpResponse {
