@@ -199,6 +199,24 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     return member.client;
   }
 
+  /**
+   * Restarts one server: closes its Client (its process, or its HTTP session), and starts a new one
+   * with a fresh reconnect budget and backoff, asking for OAuth consent again if it needs it.
+   * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
+   * never rejects because of the server. Throws for a disabled server or a closed pool.
+   */
+  restart(server: string): Promise<void> {
+    const member = this.#member(server);
+    if (this.#closing !== undefined || member.state === 'disabled') {
+      const why =
+        member.state === 'disabled'
+          ? 'the server is disabled in its config; drop "disabled": true and make the pool again'
+          : 'the pool is closed, and a closed pool starts nothing again; make a new ClientPool';
+      return Promise.reject(new ServerUnavailableError(member.name, member.state, `cannot restart: ${why}`));
+    }
+    return member.restart();
+  }
+
   /** Each server's state, era, pid or URL, tool count, last error, next attempt and restart count. */
   status(): ServerStatus[] {
     return this.#members.map((member) => member.status());
