@@ -6,14 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { AuthError, ClientPool, ServerUnavailableError, UnknownNameError } from '../../src/index.js';
-import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { headlessConsent } from '../helpers/auth.js';
-import { closeLater } from '../helpers/auth-setup.js';
 import { fixture } from '../helpers/fixtures.js';
 import { guardProcesses, isRunning } from '../helpers/processes.js';
-import { startProtectedMcp } from '../helpers/protected-mcp.js';
 import { textOf, waitFor } from '../helpers/wait.js';
-import { fixtureTransport, node } from './helpers.js';
+import { fixtureTransport, node, protectedServer } from './helpers.js';
 
 guardProcesses();
 
@@ -106,9 +103,7 @@ test('restart(name) of a server still hanging at start closes that process and s
 });
 
 test('restart(name) after needs_auth asks for consent again; once given, the server is ready', async () => {
-  const auth = await startAuthServer({ scopesSupported: ['mcp'] });
-  closeLater(auth.close);
-  const mcp = await startProtectedMcp(auth, 'v1');
+  const { mcp } = await protectedServer();
   let asked = 0;
   await using pool = new ClientPool({
     servers: {
