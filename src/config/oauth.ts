@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { OAuthOptions } from '../auth/options.js';
 import { FileTokenStore } from '../auth/token-store.js';
@@ -20,6 +21,8 @@ export interface OAuthTemplate {
   readonly allowPrivateNetwork: boolean | undefined;
   /** Undefined: in memory (the Client's default, or the host's `oauth.store`). */
   readonly tokenFile: Part[] | undefined;
+  /** `jwt_bearer`: a file holding the workload's JWT, read again whenever a token is due. */
+  readonly assertionFile: Part[] | undefined;
 }
 
 const STRING_KEYS = [
@@ -50,6 +53,7 @@ export const OAUTH_KEYS = [
   'callbackPort',
   'allowPrivateNetwork',
   'tokenStore',
+  'assertionFile',
 ];
 
 interface Reader {
@@ -111,6 +115,9 @@ export function readOAuth(raw: unknown, key: string, { file, text, warnings }: R
   if (port !== undefined && input.redirectUrl !== undefined) {
     fail(`${key}.callbackPort`, 'sets the redirect URL, and so does redirectUrl; keep one of the two');
   }
+  if (input.assertionFile !== undefined && input.assertion !== undefined) {
+    fail(`${key}.assertionFile`, 'gives the assertion, and so does assertion; keep one of the two');
+  }
   const numbers: OAuthTemplate['numbers'] = [];
   for (const name of NUMBER_KEYS) {
     const value = input[name];
@@ -131,6 +138,8 @@ export function readOAuth(raw: unknown, key: string, { file, text, warnings }: R
     numbers,
     allowPrivateNetwork: allow as boolean | undefined,
     tokenFile: readTokenStore(input.tokenStore, `${key}.tokenStore`, text, fail),
+    assertionFile:
+      input.assertionFile === undefined ? undefined : text(input.assertionFile, `${key}.assertionFile`),
   };
 }
 
@@ -177,7 +186,18 @@ export function buildOAuth(
     const file = expandHome(joinParts(template.tokenFile, answers));
     options.store = new FileTokenStore(path.resolve(directory, file));
   }
+  if (template.assertionFile) {
+    const file = path.resolve(directory, expandHome(joinParts(template.assertionFile, answers)));
+    options.assertion = () => readAssertion(file);
+  }
   return options as OAuthOptions;
+}
+
+/** The workload's JWT in its file (a rotated token is picked up), trimmed; an empty file is an error. */
+async function readAssertion(file: string): Promise<string> {
+  const token = (await readFile(file, 'utf8')).trim();
+  if (token === '') throw new Error(`the assertion file ${file} is empty; it should hold the workload's JWT`);
+  return token;
 }
 
 /** The `${input:id}` parts of an `oauth` object. */
@@ -186,5 +206,6 @@ export function oauthParts(template: OAuthTemplate): Part[][] {
     ...template.strings.map(([, parts]) => parts),
     ...(template.scopes ?? []),
     template.tokenFile ?? [],
+    template.assertionFile ?? [],
   ];
 }

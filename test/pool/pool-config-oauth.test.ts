@@ -111,7 +111,7 @@ test('authorization_code from a config file: the host is asked with the server n
   assert.equal(textOf(await pool.callTool({ name: 'remote__echo', arguments: { text: 'ok' } })), 'ok');
 });
 
-test('oauth settings are checked in the loader: each problem names the file, the server and the key', () => {
+test('oauth settings are checked in the loader: each problem names the file, the server and the key', async () => {
   const file = '/srv/conf/mcp.json';
   const entry = (oauth: unknown, extra: Record<string, unknown> = { url: 'https://mcp.example.com/mcp' }) =>
     parseConfig(JSON.stringify({ mcpServers: { remote: { ...extra, oauth } } }), file, { env: {} })
@@ -150,6 +150,10 @@ test('oauth settings are checked in the loader: each problem names the file, the
   assert.match(problem({ allowPrivateNetwork: 'yes' }), /oauth\.allowPrivateNetwork: must be true or false/);
   assert.match(problem([]), /mcpServers\.remote\.oauth: must be an object of OAuth settings/);
   assert.match(
+    problem({ assertion: 'jwt', assertionFile: 'token' }),
+    /oauth\.assertionFile: gives the assertion, and so does assertion; keep one of the two/,
+  );
+  assert.match(
     problem({}, { command: 'node' }),
     /mcpServers\.remote\.oauth: is for HTTP entries \(with "url"\); a stdio server gets its credentials through "env"/,
   );
@@ -181,6 +185,30 @@ test('oauth settings are checked in the loader: each problem names the file, the
   assert.equal(auth.clientId, 'app');
   assert.deepEqual(auth.scopes, ['read', 'write']);
   assert.equal(auth.store, undefined, 'in memory unless a file is named');
+  const directory = temporaryDirectory();
+  writeFileSync(path.join(directory, 'token.jwt'), ' first.jwt.token \n');
+  const workload = parseConfig(
+    JSON.stringify({
+      mcpServers: {
+        remote: {
+          url: 'https://mcp.example.com/mcp',
+          oauth: { grant: 'jwt_bearer', clientId: 'app', assertionFile: 'token.jwt' },
+        },
+      },
+    }),
+    path.join(directory, 'mcp.json'),
+    { env: {} },
+  );
+  const assertion = (workload.servers[0]!.resolved as { auth?: { assertion?: unknown } }).auth!
+    .assertion as () => Promise<string>;
+  assert.equal(await assertion(), 'first.jwt.token', 'read when a token is due, trimmed');
+  writeFileSync(path.join(directory, 'token.jwt'), 'rotated.jwt.token');
+  assert.equal(await assertion(), 'rotated.jwt.token', 'a rotated token is picked up');
+  writeFileSync(path.join(directory, 'token.jwt'), '\n');
+  await assert.rejects(
+    assertion(),
+    /the assertion file .*token\.jwt is empty; it should hold the workload's JWT/,
+  );
   assert.deepEqual(config.warnings, [
     `${file}: mcpServers.remote.oauth.authServerMetadataUrl is not used (ignored): conduit-mcp finds the authorization server from the resource metadata (RFC 9728, then RFC 8414)`,
   ]);
