@@ -348,15 +348,32 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection.
    * For a listed tool with an `outputSchema`, `structuredContent` is checked (ProtocolError if not).
    */
-  async callTool(
+  callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
     const session = this.#supervisor.session;
-    if (session !== undefined && session.era === 'legacy') {
-      if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
-      if (this.#toolTasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
+    if (
+      session !== undefined &&
+      session.era === 'legacy' &&
+      (this.#toolTasks.mustList(session) || this.#toolTasks.mustRunAsTask(session, params?.name))
+    ) {
+      return this.#callToolOfTaskServer(params, options);
     }
+    // The hot path: no async wrapper, the check chained straight onto the request's promise.
+    return this.request('tools/call', params, options).then((result) =>
+      this.#outputSchemas.check(params?.name, result as CallToolResult),
+    );
+  }
+
+  /** A legacy server that declares task-augmented tools/call: list first, run as a task if required. */
+  async #callToolOfTaskServer(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
+    const session = this.#supervisor.session!;
+    if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
+    if (this.#toolTasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
     const result = (await this.request('tools/call', params, options)) as CallToolResult;
     return this.#outputSchemas.check(params.name, result);
   }
