@@ -111,7 +111,8 @@ export class Client extends SafeEmitter<ClientEvents> {
   readonly #outputSchemas: OutputSchemas;
   readonly #toolTasks: ToolTasks;
   /** The tool of each task startToolTask created, until its result is read. */
-  readonly #taskTools = new Map<string, string>();
+  /** The tool of each task started here, by task id; made on the first task. */
+  #taskTools: Map<string, string> | undefined;
   #roots: readonly Root[] | undefined;
 
   constructor(options: ClientOptions) {
@@ -407,6 +408,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       ttl,
       options,
     );
+    this.#taskTools ??= new Map();
     this.#taskTools.set(task.taskId, call.name);
     return task;
   }
@@ -424,9 +426,9 @@ export class Client extends SafeEmitter<ClientEvents> {
    */
   async getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
     const result = (await this.#taskRequest('tasks/result', { taskId }, options)) as CallToolResult;
-    const tool = this.#taskTools.get(taskId);
+    const tool = this.#taskTools?.get(taskId);
     if (tool === undefined) return result;
-    this.#taskTools.delete(taskId);
+    this.#taskTools?.delete(taskId);
     return this.#outputSchemas.check(tool, result);
   }
 
@@ -648,7 +650,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#cache?.clear();
     this.#outputSchemas.clear();
     this.#toolTasks.clear();
-    this.#taskTools.clear();
+    this.#taskTools = undefined;
     this.#subscriptions.attach(session);
   }
 
