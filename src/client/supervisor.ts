@@ -324,7 +324,7 @@ export class Supervisor {
       throw error;
     } finally {
       timer?.clear();
-      this.#onStop?.delete(onStop!);
+      this.#forgetStop(onStop!);
     }
   }
 
@@ -382,7 +382,7 @@ export class Supervisor {
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.#onStop?.delete(done);
+        this.#forgetStop(done);
         resolve();
       };
       const timer = setTimeout(done, delay);
@@ -407,6 +407,10 @@ export class Supervisor {
     if (this.#stopped) return;
     this.#onStop ??= new Set();
     this.#onStop.add(callback);
+  }
+
+  #forgetStop(callback: () => void): void {
+    if (this.#onStop?.delete(callback) && this.#onStop.size === 0) this.#onStop = undefined;
   }
 
   #stopAll(): void {
