@@ -17,9 +17,14 @@ function findTests(directory) {
   });
 }
 
-const filters = process.argv.slice(2);
+// A filter matches the file's path from the repository root (test/auth/client.test.ts), never the
+// directories above it: a clone under /home/test/ must not match every file for "test/".
+const filters = process.argv.slice(2).map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
 const files = findTests(path.join(root, 'test'))
-  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .filter((file) => {
+    const relative = path.relative(root, file).replaceAll(path.sep, '/');
+    return filters.length === 0 || filters.some((filter) => relative.includes(filter));
+  })
   .sort();
 if (files.length === 0) {
   console.error(`no test file matches ${filters.join(' ')}`);

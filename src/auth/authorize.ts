@@ -134,6 +134,13 @@ async function waitForRedirect(
   timeout: number,
   context: AuthContext,
 ): Promise<URL> {
+  // A client closed during discovery or registration must not send its user to a browser for a
+  // redirect nobody will be listening for.
+  if (context.signal?.aborted) {
+    throw new AuthError('authorization', 'the client closed before the user was asked to authorize', {
+      server: context.server,
+    });
+  }
   let timer: NodeJS.Timeout | undefined;
   context.onUserWait?.(true);
   const expired = new Promise<never>((_, reject) => {

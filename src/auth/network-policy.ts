@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { BlockList } from 'node:net';
+import { inList, isLoopbackAddress, isLoopbackName } from '../loopback.js';
 
 /**
  * Where a server may not send our OAuth requests (the MCP security guide's SSRF advice): loopback,
@@ -29,36 +30,12 @@ for (const [network, prefix] of [
   PRIVATE.addSubnet(network, prefix, 'ipv6');
 }
 
-/** Whether an IP literal (bracketed or not; IPv4-mapped IPv6 as its IPv4) is in `list`. */
-function inList(list: BlockList, address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const family = isIP(bare);
-  if (family === 0) return false;
-  if (family === 4) return list.check(bare, 'ipv4');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return list.check(mapped[1]!, 'ipv4');
-  return list.check(bare, 'ipv6');
-}
-
 /** True for an address in a private, loopback or link-local range (IPv4-mapped IPv6 included). */
 export function isPrivateAddress(address: string): boolean {
   return inList(PRIVATE, address);
 }
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** True for a loopback address (127.0.0.0/8, ::1, IPv4-mapped 127.x). */
-export function isLoopbackAddress(address: string): boolean {
-  return inList(LOOPBACK, address);
-}
-
-/** A host name or literal that is loopback by its spelling (RFC 6761 `localhost` included). */
-export function isLoopbackName(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
-}
+export { isLoopbackAddress, isLoopbackName } from '../loopback.js';
 
 /** A refused address: the message says which and how to allow it. */
 export class PrivateAddressError extends Error {

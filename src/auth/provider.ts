@@ -93,7 +93,7 @@ export class OAuthProvider implements AuthProvider {
   }
 
   async authorizationHeader(): Promise<string | undefined> {
-    const renewable = this.#tokens?.refreshToken || this.#options.grant === 'jwt_bearer';
+    const renewable = this.#tokens?.refreshToken || this.#options.grant !== 'authorization_code';
     if (this.#tokens?.refreshAt !== undefined && this.#tokens.refreshAt <= Date.now() && renewable) {
       this.#refreshing ??= this.#refreshDue().finally(() => {
         this.#refreshing = undefined;
@@ -285,8 +285,10 @@ export class OAuthProvider implements AuthProvider {
       return;
     }
     const oauth = await loadOAuth();
-    // jwt_bearer: a new token for a fresh read of the workload's assertion, the same scopes.
-    if (this.#options.grant === 'jwt_bearer') return this.#obtain(oauth, found, key, splitScopes(held.scope));
+    // The grants without a user ask again, for the same scopes: client_credentials with the
+    // client's own credentials, jwt_bearer with a fresh read of the workload's assertion.
+    if (this.#options.grant !== 'authorization_code')
+      return this.#obtain(oauth, found, key, splitScopes(held.scope));
     if (!held.refreshToken) return;
     await this.#tryRefresh(oauth, found, key, stored?.refreshToken ? stored : held);
   }

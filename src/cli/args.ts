@@ -72,7 +72,9 @@ export interface CliArguments {
   /** OAuth: `--client-secret-env NAME`, the variable holding that client's secret. */
   clientSecretEnv: string | undefined;
   /** OAuth: `--grant`. */
-  grant: 'authorization_code' | 'client_credentials' | undefined;
+  grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | undefined;
+  /** OAuth: `--assertion-file PATH`, the workload's JWT for `--grant jwt_bearer`, read when a token is needed. */
+  assertionFile: string | undefined;
   /** OAuth: `--scope` (repeatable). */
   scopes: string[];
 }
@@ -90,6 +92,7 @@ export function httpOnlyFlags(cli: CliArguments): string[] {
     cli.clientId !== undefined ? '--client-id' : '',
     cli.clientSecretEnv !== undefined ? '--client-secret-env' : '',
     cli.grant !== undefined ? '--grant' : '',
+    cli.assertionFile !== undefined ? '--assertion-file' : '',
     cli.scopes.length > 0 ? '--scope' : '',
   ].filter(Boolean);
 }
@@ -144,9 +147,12 @@ OAuth (HTTP servers that answer 401; tokens kept per server in <config dir>/cond
 the config dir being $XDG_CONFIG_HOME, else ~/.config, or %APPDATA% on Windows; logout removes them):
   --client-id <id>        a client registered with the authorization server beforehand
   --client-secret-env <NAME>   that client's secret, read from this environment variable
-  --grant authorization_code|client_credentials   default authorization_code: the URL to open is
-                          printed on stderr and the redirect caught on 127.0.0.1; client_credentials:
-                          machine to machine, with --client-id and --client-secret-env
+  --grant authorization_code|client_credentials|jwt_bearer   default authorization_code: the URL
+                          to open is printed on stderr and the redirect caught on 127.0.0.1;
+                          client_credentials: machine to machine, with --client-id and
+                          --client-secret-env; jwt_bearer: workload identity, with --assertion-file
+  --assertion-file <path> the workload's JWT (e.g. a Kubernetes projected token), read again
+                          whenever a token is due, so a rotated file is picked up
   --scope <scope>         ask for this scope (repeatable; default: the server's)
 
 Time and limits:
@@ -238,6 +244,7 @@ export const OPTIONS = {
   'client-id': { type: 'string' },
   'client-secret-env': { type: 'string' },
   grant: { type: 'string' },
+  'assertion-file': { type: 'string' },
   scope: { type: 'string', multiple: true },
   'pass-env': { type: 'string', multiple: true },
   cwd: { type: 'string' },
@@ -389,9 +396,21 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     throw new UsageProblem('--arg is for call and prompt');
   }
   const grant = values.grant;
-  if (grant !== undefined && grant !== 'authorization_code' && grant !== 'client_credentials') {
+  if (
+    grant !== undefined &&
+    grant !== 'authorization_code' &&
+    grant !== 'client_credentials' &&
+    grant !== 'jwt_bearer'
+  ) {
     throw new UsageProblem(
-      `--grant takes authorization_code or client_credentials, got ${JSON.stringify(grant)}`,
+      `--grant takes authorization_code, client_credentials or jwt_bearer, got ${JSON.stringify(grant)}`,
+    );
+  }
+  if ((grant === 'jwt_bearer') !== (values['assertion-file'] !== undefined)) {
+    throw new UsageProblem(
+      grant === 'jwt_bearer'
+        ? '--grant jwt_bearer needs the workload token: --assertion-file <path>'
+        : '--assertion-file is for --grant jwt_bearer',
     );
   }
   if (
@@ -455,6 +474,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     clientId: values['client-id'],
     clientSecretEnv: values['client-secret-env'],
     grant,
+    assertionFile: values['assertion-file'],
     scopes: values.scope ?? [],
   };
   if (url === undefined && values.config === undefined) {

@@ -1,4 +1,6 @@
 import dc from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { type OAuthOptions, Secret } from '../index.js';
 import { type CliArguments, httpOnlyFlags, UsageProblem } from './args.js';
 import type { Output } from './output.js';
@@ -68,6 +70,7 @@ export function oauthOptions(
       '--grant client_credentials needs the client registered for it: --client-id <id> --client-secret-env <NAME>',
     );
   }
+  if (cli.assertionFile !== undefined) checkAssertionFile(cli.assertionFile);
   const subscription = (message: unknown) => {
     const { server: from, event } = message as { server?: string; event?: string };
     if (from === server && (event === 'authorized' || event === 'failed')) wait.set(false);
@@ -78,6 +81,7 @@ export function oauthOptions(
     ...(cli.grant !== undefined ? { grant: cli.grant } : {}),
     ...(cli.clientId !== undefined ? { clientId: cli.clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
+    ...(cli.assertionFile !== undefined ? { assertion: () => readAssertion(cli.assertionFile!) } : {}),
     ...(cli.scopes.length > 0 ? { scopes: cli.scopes } : {}),
     onAuthorizationUrl: async (authorizationUrl: URL) => {
       wait.set(true);
@@ -86,5 +90,35 @@ export function oauthOptions(
       );
       return undefined;
     },
+  };
+}
+
+/** The workload JWT in an --assertion-file, trimmed; an unreadable or empty file is a usage problem naming it. */
+async function readAssertion(file: string): Promise<string> {
+  return assertionIn(file, await readFile(file, 'utf8').catch(unreadable(file)));
+}
+
+function checkAssertionFile(file: string): void {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    unreadable(file)(error);
+  }
+  assertionIn(file, text);
+}
+
+function assertionIn(file: string, text: string): string {
+  const assertion = text.trim();
+  if (assertion === '')
+    throw new UsageProblem(`--assertion-file ${file} is empty; it should hold the workload's JWT`);
+  return assertion;
+}
+
+function unreadable(file: string): (error: unknown) => never {
+  return (error) => {
+    throw new UsageProblem(
+      `--assertion-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   };
 }

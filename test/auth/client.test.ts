@@ -183,6 +183,30 @@ test('client_credentials through the Client: no user, the token on every request
   assert.equal(auth.requests.filter((r) => r.path === '/authorize').length, 0);
 });
 
+test('close() during client registration: the user is never sent to the browser', async () => {
+  const auth = await startAuthServer({ registrationDelay: 400 });
+  closeLater(auth.close);
+  const mcp = await startProtectedMcp(auth, 'v1', {});
+  const shown: URL[] = [];
+  const client = oauthClient(mcp.server.url, {
+    onAuthorizationUrl: (url) => {
+      shown.push(url);
+      return new Promise<undefined>(() => {});
+    },
+  });
+  const connecting = rejection(client.connect());
+  for (let i = 0; i < 200 && !auth.requests.some((r) => r.path === '/register'); i++) await sleep(10);
+  assert.ok(
+    auth.requests.some((r) => r.path === '/register'),
+    'the client was registering',
+  );
+  await client.close();
+  await connecting;
+  await sleep(800); // the registration answer arrives after the close
+  assert.equal(auth.requests.filter((r) => r.path === '/register').length, 1);
+  assert.deepEqual(shown, [], 'no authorization URL after close()');
+});
+
 test('close() while the user is asked ends the wait at once and closes the loopback listener', async () => {
   const { mcp } = await serve({}, 'v1');
   let shown: URL | undefined;

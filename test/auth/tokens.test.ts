@@ -221,6 +221,32 @@ test('client_credentials with client_secret_basic, client_secret_post and privat
   }
 });
 
+test('client_credentials: a due token is renewed before the request, once for a hundred concurrent ones, with the same scope', async () => {
+  const { auth, rs } = await setup(
+    {
+      expiresIn: 1,
+      authMethods: ['client_secret_basic'],
+      registration: false,
+      clients: [{ id: 'machine', method: 'client_secret_basic', secret: 'cc-renew' }],
+    },
+    { challengeScope: 'mcp:basic' },
+  );
+  const p = provider(rs.url, {
+    grant: 'client_credentials',
+    clientId: 'machine',
+    clientSecret: new Secret('cc-renew'),
+  });
+  assert.equal((await call(p, rs.url)).status, 200);
+  const first = await p.authorizationHeader();
+  await sleep(1000); // refreshAt is 0.9 s after issue
+  const answers = await Promise.all(Array.from({ length: 100 }, () => call(p, rs.url)));
+  assert.ok(answers.every((answer) => answer.status === 200));
+  const requests = auth.tokenRequests('client_credentials');
+  assert.equal(requests.length, 2, 'one renewal, before any request was refused');
+  assert.equal(requests[1]!.form.get('scope'), 'mcp:basic');
+  assert.notEqual(await p.authorizationHeader(), first);
+});
+
 test('client_credentials: a wrong secret is an AuthError with the server error, never the secret', async () => {
   const { rs } = await setup({
     authMethods: ['client_secret_basic'],

@@ -4,7 +4,7 @@
 // tokens land in the server's own file under XDG_CONFIG_HOME, the next run needs no consent, and
 // `logout` removes them. Machine to machine: --grant client_credentials with flags.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -92,10 +92,16 @@ describe('conduit-mcp and OAuth', () => {
   test('--connect-timeout stands still while the user is in the browser; a refused consent is an AuthError, exit 1', async () => {
     const { mcp } = await protectedServer('v2');
     const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
-    const slow = start(['tools', '--connect-timeout', '1500', mcp.server.url], { env });
+    // Discovery and registration before the URL is shown must fit in the timeout on a loaded
+    // machine; the wait after it is longer than the whole timeout.
+    const slow = start(['tools', '--connect-timeout', '4000', mcp.server.url], { env });
     const [, shown] = await slow.waitFor(URL_LINE);
-    await sleep(2500); // longer than --connect-timeout
-    await browserConsent(new URL(shown!));
+    await sleep(4500);
+    await browserConsent(new URL(shown!)).catch((error: Error) => {
+      throw new Error(`the consent failed (${error.message}); the command wrote: ${slow.stderr()}`, {
+        cause: error,
+      });
+    });
     const done = await slow.finished;
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /echo/);
@@ -147,6 +153,39 @@ describe('conduit-mcp and OAuth', () => {
     assert.ok(existsSync(tokenFile(mcp.server.url, path.join(home, 'conduit-mcp'))));
   });
 
+  test('--grant jwt_bearer --assertion-file: the workload JWT is read from the file, no browser, never shown', async () => {
+    const jwt = `eyJ.${'w'.repeat(24)}.sig`;
+    const { auth, mcp } = await protectedServer('v2', { registration: false, assertions: [jwt] });
+    const file = path.join(temporaryDirectory(), 'token');
+    writeFileSync(file, `${jwt}\n`);
+    const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
+    const call = await run(
+      [
+        'call',
+        'echo',
+        '--arg',
+        'text=wif',
+        '--verbose',
+        '--grant',
+        'jwt_bearer',
+        '--assertion-file',
+        file,
+        mcp.server.url,
+      ],
+      { env },
+    );
+    assert.equal(call.code, 0, call.stderr);
+    assert.equal(call.stdout, 'wif\n');
+    const [request, ...more] = auth.tokenRequests();
+    assert.equal(more.length, 0);
+    assert.equal(request!.form.get('grant_type'), 'urn:ietf:params:oauth:grant-type:jwt-bearer');
+    assert.equal(request!.form.get('assertion'), jwt, 'the file trimmed');
+    assert.equal(auth.requests.filter((r) => r.path === '/authorize').length, 0);
+    for (const credential of [jwt, ...auth.issued]) {
+      assert.ok(!`${call.stdout}${call.stderr}`.includes(credential), credential);
+    }
+  });
+
   test('flag mistakes: client_credentials without a client, a secret env that is unset, OAuth flags beside a static token', async () => {
     const url = 'http://127.0.0.1:1/mcp';
     const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
@@ -173,7 +212,25 @@ describe('conduit-mcp and OAuth', () => {
     );
     const badGrant = await run(['tools', '--grant', 'password', url], { env });
     assert.equal(badGrant.code, 2);
-    assert.match(badGrant.stderr, /--grant takes authorization_code or client_credentials, got "password"/);
+    assert.match(
+      badGrant.stderr,
+      /--grant takes authorization_code, client_credentials or jwt_bearer, got "password"/,
+    );
+    const noFile = await run(['tools', '--grant', 'jwt_bearer', url], { env });
+    assert.equal(noFile.code, 2);
+    assert.match(noFile.stderr, /--grant jwt_bearer needs the workload token: --assertion-file <path>/);
+    const fileWithoutGrant = await run(['tools', '--assertion-file', '/nonexistent', url], { env });
+    assert.equal(fileWithoutGrant.code, 2);
+    assert.match(fileWithoutGrant.stderr, /--assertion-file is for --grant jwt_bearer/);
+    const missing = path.join(temporaryDirectory(), 'no-token');
+    const absent = await run(['tools', '--grant', 'jwt_bearer', '--assertion-file', missing, url], { env });
+    assert.equal(absent.code, 2);
+    assert.match(absent.stderr, new RegExp(`--assertion-file ${missing}: cannot read it \\(ENOENT\\)`));
+    const empty = path.join(temporaryDirectory(), 'token');
+    writeFileSync(empty, '\n');
+    const blank = await run(['tools', '--grant', 'jwt_bearer', '--assertion-file', empty, url], { env });
+    assert.equal(blank.code, 2);
+    assert.match(blank.stderr, /is empty; it should hold the workload's JWT/);
     const stdio = await run(['tools', '--scope', 'mcp', '--', process.execPath, 'server.js'], { env });
     assert.equal(stdio.code, 2);
     assert.match(stdio.stderr, /--scope is for HTTP servers/);

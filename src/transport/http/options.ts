@@ -5,6 +5,7 @@ import {
   resolveOAuthOptions,
 } from '../../auth/options.js';
 import { ConfigError } from '../../errors.js';
+import { isLoopbackName } from '../../loopback.js';
 import { isSecret, type Secret } from '../../secret.js';
 import {
   at,
@@ -91,14 +92,6 @@ const RESERVED_HEADERS = new Set([
 /** RFC 9110 token characters: what a header name may hold. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** True for `localhost`, `*.localhost`, 127.0.0.0/8 and `::1`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1') return true;
-  return /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /** Validates HttpOptions in one pass; every problem throws ConfigError naming the key. */
 export function resolveHttpOptions(raw: unknown, prefix = ''): ResolvedHttpOptions {
   const input = ownProperties(raw, prefix);
@@ -150,7 +143,7 @@ function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL 
       `${key} must not carry credentials; put them in transport.auth or transport.headers (as a Secret)`,
     );
   }
-  if (url.protocol === 'http:' && !allowInsecure && !isLoopbackHost(url.hostname)) {
+  if (url.protocol === 'http:' && !allowInsecure && !isLoopbackName(url.hostname)) {
     throw new ConfigError(
       key,
       `${key} uses plain http: to ${url.hostname}, which is not loopback; use https:, or set allowInsecure: true if you accept that anyone on the path can read and change the traffic`,

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client, ConfigError, Secret } from '../../../src/index.js';
-import { isLoopbackHost, resolveHttpOptions } from '../../../src/transport/http/options.js';
+import { isLoopbackName } from '../../../src/loopback.js';
+import { resolveHttpOptions } from '../../../src/transport/http/options.js';
 
 function rejects(raw: Record<string, unknown>, key: string, message: RegExp): void {
   assert.throws(
@@ -40,8 +41,10 @@ describe('HttpOptions', () => {
       resolveHttpOptions({ url: 'http://mcp.example.com/mcp', allowInsecure: true }).url.protocol,
       'http:',
     );
-    assert.ok(isLoopbackHost('127.1.2.3'));
-    assert.ok(!isLoopbackHost('127.0.0.1.nip.io'));
+    assert.ok(isLoopbackName('127.1.2.3'));
+    assert.ok(!isLoopbackName('127.0.0.1.nip.io'));
+    assert.equal(resolveHttpOptions({ url: 'http://[::ffff:127.0.0.1]:8080/mcp' }).url.protocol, 'http:');
+    assert.throws(() => resolveHttpOptions({ url: 'http://[::ffff:10.0.0.1]/mcp' }), /not loopback/);
   });
 
   test('refuses other schemes, credentials in the URL and garbage', () => {
