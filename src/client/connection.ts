@@ -83,6 +83,7 @@ export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
 
 export interface ConnectionEvents {
   notification: [notification: JsonRpcNotification];
+  /** Emitted once (listeners need no once() wrapper, each a closure and a bound function). */
   close: [reason: CloseReason];
 }
 
@@ -395,6 +396,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   }
 
   #onClose(transportReason: CloseReason): void {
+    if (this.#closeReason) return;
     const reason = this.#lostReason ?? transportReason;
     this.#closeReason = reason;
     const pending = [...this.#pending.values()];

@@ -366,7 +366,7 @@ export class Supervisor {
 
   #closed(connection: Connection): Promise<CloseReason> {
     if (connection.closeReason) return Promise.resolve(connection.closeReason);
-    return new Promise((resolve) => connection.once('close', resolve));
+    return new Promise((resolve) => connection.on('close', resolve)); // 'close' comes once
   }
 
   /** Waits the backoff delay for this attempt; false if close() came first. */

@@ -71,7 +71,7 @@ export class LegacySession implements Session {
     this.instructions = initialized.instructions;
     connection.onRequest = (request) => this.answer(request);
     connection.on('notification', this.#onNotification);
-    connection.once('close', () => this.dispose());
+    connection.on('close', () => this.dispose()); // 'close' comes once: no once() wrapper
   }
 
   /**
