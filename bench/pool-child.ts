@@ -1,14 +1,16 @@
 // One sample of the pool scenario (bench/scenarios/pool.ts), in a process of its own so that its
 // memory is the client's alone. Prints one JSON line and exits.
 //
-//   node --expose-gc --import tsx bench/pool-child.ts <raw|pool> <count> [concurrency]
+//   node --expose-gc --import tsx bench/pool-child.ts <raw|pool> <count> [concurrency] [probe|legacy]
 //
 // raw: the floor. The same <count> processes spawned with the same options the stdio transport
 //   uses (`node` looked up in PATH, the allowlisted environment, detached, stderr ignored), each
 //   sent initialize and answered, then notifications/initialized; no library. With a concurrency,
-//   at most that many are between spawn and answer at once.
+//   at most that many are between spawn and answer at once. With `probe`, each first sends the era
+//   probe (server/discover, answered -32601) and initialize only after its answer, as the pool does:
+//   what the probe's round trip costs the floor itself.
 // pool: a ClientPool of <count> servers (default protocol: the server/discover probe, -32601, then
-//   initialize), connect() until every server is ready.
+//   initialize), connect() until every server is ready. With `legacy`, `protocol: 'legacy'` (no probe).
 // Both: a warm-up of 4 servers first; then, after GC, (V8 heap + external) growth per server with
 // all up, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
 import { spawn } from 'node:child_process';
@@ -64,9 +66,15 @@ const INITIALIZE = `${JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 })}\n`;
+const PROBE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'server/discover',
+  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+})}\n`;
 const INITIALIZED = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`;
 
-async function startRaw(count: number, concurrency: number): Promise<Started> {
+async function startRaw(count: number, concurrency: number, probe: boolean): Promise<Started> {
   const env = minimalEnvironment();
   const limit = slots(concurrency);
   const children: ReturnType<typeof spawn>[] = [];
@@ -78,17 +86,26 @@ async function startRaw(count: number, concurrency: number): Promise<Started> {
       child.stdin!.on('error', () => {});
       await new Promise<void>((resolve, reject) => {
         let text = '';
+        let probing = probe;
         child.once('error', reject);
         child.stdout!.setEncoding('utf8').on('data', function onData(chunk: string) {
           text += chunk;
-          if (!text.includes('\n')) return;
+          const end = text.indexOf('\n');
+          if (end === -1) return;
+          const answer = JSON.parse(text.slice(0, end)) as { result?: unknown; error?: { code?: unknown } };
+          text = text.slice(end + 1);
+          if (probing) {
+            probing = false;
+            if (answer.error?.code !== -32601) reject(new Error(`the probe got ${JSON.stringify(answer)}`));
+            child.stdin!.write(INITIALIZE);
+            return;
+          }
           child.stdout!.off('data', onData);
-          const answer = JSON.parse(text.slice(0, text.indexOf('\n'))) as { result?: unknown };
-          if (!answer.result) reject(new Error(`initialize failed: ${text.slice(0, 200)}`));
+          if (!answer.result) reject(new Error(`initialize failed: ${JSON.stringify(answer).slice(0, 200)}`));
           child.stdin!.write(INITIALIZED);
           resolve();
         });
-        child.stdin!.write(INITIALIZE);
+        child.stdin!.write(probe ? PROBE : INITIALIZE);
       });
     } finally {
       limit.release();
@@ -106,12 +123,15 @@ async function startRaw(count: number, concurrency: number): Promise<Started> {
   };
 }
 
-async function startPool(count: number, concurrency: number | undefined): Promise<Started> {
+async function startPool(count: number, concurrency: number | undefined, legacy: boolean): Promise<Started> {
   const { ClientPool } = await import('../src/index.js');
   const servers = Object.fromEntries(
     Array.from({ length: count }, (_, i) => [
       `s${i}`,
-      { transport: { type: 'stdio' as const, command: COMMAND, args: ARGS, stderr: 'discard' as const } },
+      {
+        transport: { type: 'stdio' as const, command: COMMAND, args: ARGS, stderr: 'discard' as const },
+        ...(legacy ? { protocol: 'legacy' as const } : {}),
+      },
     ]),
   );
   const pool = new ClientPool({ servers, ...(concurrency === undefined ? {} : { concurrency }) });
@@ -134,12 +154,16 @@ async function stop(started: Started): Promise<number> {
   return performance.now() - since;
 }
 
-const [mode, countText, concurrencyText] = process.argv.slice(2);
+const [mode, countText, concurrencyText, variant] = process.argv.slice(2);
 if (mode !== 'raw' && mode !== 'pool') throw new Error(`unknown mode ${mode}: raw or pool`);
+if (variant !== undefined && variant !== (mode === 'raw' ? 'probe' : 'legacy')) {
+  throw new Error(`unknown variant ${variant}: raw takes probe, pool takes legacy`);
+}
 const count = Number(countText ?? 100);
 const start = (n: number, limit: number | undefined) =>
-  mode === 'raw' ? startRaw(n, limit ?? n) : startPool(n, limit);
-const asked = concurrencyText === undefined ? undefined : Number(concurrencyText);
+  mode === 'raw' ? startRaw(n, limit ?? n, variant === 'probe') : startPool(n, limit, variant === 'legacy');
+const asked =
+  concurrencyText === undefined || concurrencyText === 'default' ? undefined : Number(concurrencyText);
 
 await stop(await start(4, asked));
 await settleHeap();

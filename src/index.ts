@@ -52,6 +52,7 @@ export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './
 export {
   ClientPool,
   type ClientPoolEvents,
+  type ConfigOAuthHooks,
   type FromConfigFileOptions,
   type ResolvedName,
 } from './pool/pool.js';

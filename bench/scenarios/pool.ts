@@ -2,10 +2,13 @@
 // (bench/pool-child.ts), alternating with the raw floor, the order rotating each round:
 //   raw        the same processes spawned with the same options, no library, all at once (the floor)
 //   raw-capped the same, at most the pool's default concurrency between spawn and answer at once
+//   raw-probe  raw-capped, each first sending the era probe (server/discover, -32601) as the pool does
 //   pool       ClientPool at its default concurrency (the CPU count x 4)
+//   pool-legacy the same with protocol: 'legacy' (no probe)
 //   pool-all   ClientPool with concurrency = the server count
 // Rows: time to all ready (pool / raw, the target), the same at full concurrency and against the
-// capped floor (what the cap alone costs), client heap per server, and close() until the last
+// capped floor (what the cap alone costs), against the capped floor that probes too and without the
+// probe on both sides (what the probe costs), client heap per server, and close() until the last
 // process is gone.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -16,7 +19,7 @@ import { atMostRaw, info, POOL_TARGETS } from '../core/targets.js';
 import type { PoolSample } from '../pool-child.js';
 
 const SCRIPT = path.join(root, 'bench/pool-child.ts');
-const MODES = ['raw', 'raw-capped', 'pool', 'pool-all'] as const;
+const MODES = ['raw', 'raw-capped', 'raw-probe', 'pool', 'pool-legacy', 'pool-all'] as const;
 type Mode = (typeof MODES)[number];
 
 export const pool: Scenario = {
@@ -33,7 +36,9 @@ export const pool: Scenario = {
     const argsOf: Record<Mode, string[]> = {
       raw: ['raw', String(count)],
       'raw-capped': ['raw', String(count), String(cap)],
+      'raw-probe': ['raw', String(count), String(cap), 'probe'],
       pool: ['pool', String(count)],
+      'pool-legacy': ['pool', String(count), 'default', 'legacy'],
       'pool-all': ['pool', String(count), String(count)],
     };
     for (let round = 0; round < rounds; round++) {
@@ -55,6 +60,10 @@ export const pool: Scenario = {
           : {}),
       });
     const ready = (sample: PoolSample) => sample.readyMs;
+    const cpuOf = (mode: Mode) => {
+      const cpu = samples.get(mode)!.map((s) => s.cpuMs);
+      return cpu.length ? Math.round(summarise(cpu).median) : 'n/a';
+    };
     const title = `ClientPool, ${count} servers`;
     const result = (id: string, what: string, unit: string, raw: Figures | undefined, ours: Figures) =>
       ({
@@ -81,7 +90,7 @@ export const pool: Scenario = {
     }
     main.notes.push(
       `raw = ${count} x node bench/server.mjs --mode legacy spawned as the stdio transport spawns them (node looked up in PATH, the allowlisted environment, detached, stderr ignored), initialize + notifications/initialized, no library; the pool in its default protocol mode (server/discover probe, -32601, initialize). Each sample in a fresh process after a warm-up of 4 servers; ${rounds} round(s), the order rotating.`,
-      `this process's CPU time until all ready (median), ms: raw ${main.figures.raw!.extra?.clientCpuMs}, pool ${main.figures.conduit.extra?.clientCpuMs}.`,
+      `this process's CPU time until all ready (median), ms: ${MODES.map((mode) => `${mode} ${cpuOf(mode)}`).join(', ')}.`,
     );
     bench.record(main, { columns, check: atMostRaw(POOL_TARGETS.readyVsRaw) });
     bench.record(
@@ -91,6 +100,26 @@ export const pool: Scenario = {
         'ms',
         figures('raw-capped', ready),
         figures('pool', ready),
+      ),
+      { columns, check: info },
+    );
+    bench.record(
+      result(
+        'pool-ready-probe',
+        `time to all ready, both at most ${cap} at once and both probing the era (the library's own cost)`,
+        'ms',
+        figures('raw-probe', ready),
+        figures('pool', ready),
+      ),
+      { columns, check: info },
+    );
+    bench.record(
+      result(
+        'pool-ready-legacy',
+        `time to all ready, both at most ${cap} at once, neither probing (pool with protocol: 'legacy')`,
+        'ms',
+        figures('raw-capped', ready),
+        figures('pool-legacy', ready),
       ),
       { columns, check: info },
     );

@@ -50,7 +50,9 @@ export async function clientFor(
     const spec = transport as unknown as Record<string, unknown>;
     const headers = (spec.headers ?? {}) as Record<string, unknown>;
     const auth = oauthOptions(cli, name, String(spec.url), headers, output, wait);
-    if (auth !== undefined) spec.auth = auth;
+    // A config entry's `oauth` settings stay unless a flag says otherwise; the command's own token
+    // store (what `logout` clears) and browser prompt replace the file's.
+    if (auth !== undefined) spec.auth = { ...(spec.auth as object | undefined), ...auth };
   }
   const client = newClient(cli, {
     name,

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { OAuthOptions } from '../auth/options.js';
 import { ConfigError } from '../errors.js';
 import { Secret } from '../secret.js';
 import { describe } from '../validate.js';
 import { parseEnvFile } from './env-file.js';
 import { inputsOf, interpolate, joinParts, type Part, type VariableScope } from './interpolate.js';
+import { buildOAuth, type OAuthTemplate, oauthParts, readOAuth } from './oauth.js';
 
 /** A transport spec read from a config file: stdio, or HTTP (`http`, `streamable-http` and `sse` entries). */
 export type ConfigTransport =
@@ -15,7 +17,13 @@ export type ConfigTransport =
       readonly env: Record<string, Secret>;
       readonly cwd?: string;
     }
-  | { readonly type: 'http'; readonly url: string; readonly headers: Record<string, Secret> };
+  | {
+      readonly type: 'http';
+      readonly url: string;
+      readonly headers: Record<string, Secret>;
+      /** From the entry's `oauth` object. */
+      readonly auth?: OAuthOptions;
+    };
 
 /** One entry, checked, with its strings expanded except the `${input:id}` parts. */
 export type EntryTemplate =
@@ -26,7 +34,12 @@ export type EntryTemplate =
       readonly env: Array<[string, Part[]]>;
       readonly cwd: Part[] | undefined;
     }
-  | { readonly type: 'http'; readonly url: Part[]; readonly headers: Array<[string, Part[]]> };
+  | {
+      readonly type: 'http';
+      readonly url: Part[];
+      readonly headers: Array<[string, Part[]]>;
+      readonly oauth: OAuthTemplate | undefined;
+    };
 
 export const ENTRY_KEYS = [
   'type',
@@ -38,6 +51,7 @@ export const ENTRY_KEYS = [
   'url',
   'serverUrl',
   'headers',
+  'oauth',
   'disabled',
 ] as const;
 const TYPES: Record<string, 'stdio' | 'http'> = {
@@ -52,6 +66,8 @@ interface EntryContext {
   readonly file: string;
   readonly directory: string;
   readonly scope: VariableScope;
+  /** Where keys that are read but not used are reported. */
+  readonly warnings: string[];
 }
 
 /** Checks one entry and expands its variables. Throws ConfigError naming `<file>: <key>`. */
@@ -86,10 +102,20 @@ export function readEntry(raw: Record<string, unknown>, key: string, context: En
       type: 'http',
       url: text(url, urlKey),
       headers: raw.headers === undefined ? [] : stringMap(raw.headers, `${key}.headers`),
+      oauth:
+        raw.oauth === undefined
+          ? undefined
+          : readOAuth(raw.oauth, `${key}.oauth`, { file, text, warnings: context.warnings }),
     };
   }
   if (url !== undefined)
     fail(`${key}.url`, 'a stdio entry takes no "url"; for a remote server set "type": "http"');
+  if (raw.oauth !== undefined) {
+    fail(
+      `${key}.oauth`,
+      'is for HTTP entries (with "url"); a stdio server gets its credentials through "env"',
+    );
+  }
   if (raw.command === undefined) {
     fail(`${key}.command`, 'is required: the executable that runs the server (or "url" for a remote one)');
   }
@@ -142,7 +168,11 @@ export function entryInputs(template: EntryTemplate): string[] {
   const all =
     template.type === 'stdio'
       ? [template.command, ...template.args, ...template.env.map(([, v]) => v), template.cwd ?? []]
-      : [template.url, ...template.headers.map(([, v]) => v)];
+      : [
+          template.url,
+          ...template.headers.map(([, v]) => v),
+          ...(template.oauth ? oauthParts(template.oauth) : []),
+        ];
   return [...new Set(all.flatMap(inputsOf))];
 }
 
@@ -156,7 +186,12 @@ export function buildTransport(
   const secrets = (pairs: Array<[string, Part[]]>) =>
     Object.fromEntries(pairs.map(([name, parts]) => [name, new Secret(join(parts))]));
   if (template.type === 'http') {
-    return { type: 'http', url: join(template.url), headers: secrets(template.headers) };
+    return {
+      type: 'http',
+      url: join(template.url),
+      headers: secrets(template.headers),
+      ...(template.oauth ? { auth: buildOAuth(template.oauth, answers, directory) } : {}),
+    };
   }
   const spec: ConfigTransport = {
     type: 'stdio',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { describe, rejectUnknownKeys } from '../validate.js';
 import { buildTransport, type ConfigTransport, ENTRY_KEYS, entryInputs, readEntry } from './entry.js';
+import { expandHome } from './home.js';
 import { parseJsonc } from './jsonc.js';
 
 /** A VS Code `inputs` entry: what the host should ask the user for. */
@@ -52,11 +53,6 @@ export interface LoadedConfig {
   readonly servers: readonly ConfigServer[];
   /** Keys no conduit-mcp setting uses (ignored), each naming file, server and key. */
   readonly warnings: readonly string[];
-}
-
-/** `~/x` is the home folder's `x`. */
-export function expandHome(file: string): string {
-  return file === '~' || file.startsWith('~/') ? path.join(homedir(), file.slice(1)) : file;
 }
 
 /** Reads an MCP config file. Throws ConfigError for what spoils the whole file; an entry's own problem is its `error`. */
@@ -120,6 +116,8 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
           return value;
         });
       answers.set(id, answer);
+      // A refused or failed answer is asked again on the next start (a pool's restart()).
+      answer.catch(() => answers.delete(id));
     }
     return answer;
   };
@@ -139,7 +137,7 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
         );
       }
       const disabled = entry.disabled === true;
-      const template = readEntry(entry, key, { file, directory, scope });
+      const template = readEntry(entry, key, { file, directory, scope, warnings });
       const ids = entryInputs(template);
       return {
         name,

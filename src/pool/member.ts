@@ -112,7 +112,10 @@ export class PoolMember {
   #closing = false;
   #started: Promise<void> | undefined;
   #settleStart: (() => void) | undefined;
-  readonly #lists = new Map<ListKind, ListCache>();
+  /** Counts restart() calls: a start begun before one stops at its next step. */
+  #runs = 0;
+  /** A plain object, not a Map: a one-entry Map's table is about 250 bytes more per server. */
+  readonly #lists: { [K in ListKind]?: ListCache } = {};
 
   constructor(setup: MemberSetup) {
     this.#setup = setup;
@@ -151,7 +154,7 @@ export class PoolMember {
       era: this.#client?.era,
       pid: this.#client?.pid,
       url: this.#setup.url,
-      toolCount: this.#lists.get('tools')?.items?.length,
+      toolCount: this.#lists.tools?.items?.length,
       error: this.#error,
       nextAttemptAt: this.#nextAttemptAt,
       restarts: this.#restarts,
@@ -167,26 +170,52 @@ export class PoolMember {
     return this.#started;
   }
 
+  /**
+   * Replaces the Client with a new one (a fresh reconnect budget and backoff) and starts it: the
+   * old one is closed first, without its events; the server is `reconnecting` (or `starting` if it
+   * was never ready) and its last known lists stay. Resolves like start(). Never rejects.
+   */
+  async restart(): Promise<void> {
+    const old = this.#client;
+    const wasReady = this.#state === 'ready';
+    const wasStarted = this.#state !== 'idle';
+    this.#client = undefined;
+    this.#runs++;
+    this.#settleStart?.();
+    if (old) {
+      owners.delete(old);
+      await old.close();
+    }
+    if (this.#closing) return;
+    if (wasStarted) this.#restarts++;
+    this.#state = this.#everReady ? 'reconnecting' : 'starting';
+    this.#error = this.#setup.error;
+    this.#nextAttemptAt = undefined;
+    if (wasReady) this.#emit('disconnected', { server: this.name, reason: { type: 'closed' } });
+    const started = this.#begin();
+    this.#started = started;
+    return started;
+  }
+
   async #begin(): Promise<void> {
+    const run = this.#runs;
     const release = await this.#setup.limiter.acquire();
     try {
-      if (this.#closing) return;
-      if (this.#error !== undefined && this.#client === undefined) {
-        this.#fail(this.#error);
-        return;
-      }
+      // close(), or a restart() while this start waited: it is over.
+      const over = () => this.#closing || run !== this.#runs;
+      if (over()) return;
       let client = this.#client;
       if (client === undefined) {
-        try {
-          client = this.#create(
-            this.#setup.prepare ? await this.#setup.prepare() : (this.#setup.options as ClientOptions),
-          );
-        } catch (error) {
-          this.#fail(error as Error);
+        if (this.#error !== undefined) {
+          this.#fail(this.#error);
           return;
         }
-        if (this.#closing) {
-          await client.close();
+        try {
+          const options = this.#setup.prepare ? await this.#setup.prepare() : this.#setup.options!;
+          if (over()) return;
+          client = this.#create(options);
+        } catch (error) {
+          this.#fail(error as Error);
           return;
         }
       }
@@ -200,19 +229,20 @@ export class PoolMember {
   #firstOutcome(client: Client): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        if (this.#state === 'starting') {
+        const waiting = this.#state === 'starting' || this.#state === 'reconnecting';
+        if (waiting && this.#client === client) {
           this.#fail(new StartTimeoutError(this.name, this.#setup.startTimeout));
         }
         settle();
       }, this.#setup.startTimeout);
       const settle = () => {
         clearTimeout(timer);
-        this.#settleStart = undefined;
+        if (this.#settleStart === settle) this.#settleStart = undefined;
         resolve();
       };
       this.#settleStart = settle;
       client.connect().then(settle, (error: Error) => {
-        if (!this.#closing) this.#fail(error);
+        if (!this.#closing && this.#client === client) this.#fail(error);
         settle();
       });
     });
@@ -252,11 +282,12 @@ export class PoolMember {
     const auth = transport?.auth as { onAuthorizationUrl?: unknown } | undefined;
     if (transport?.type !== 'http' || typeof auth?.onAuthorizationUrl !== 'function') return options;
     const ask = auth.onAuthorizationUrl as (this: unknown, url: URL) => Promise<string | URL | undefined>;
+    const run = this.#runs;
     const onAuthorizationUrl = async (url: URL) => {
-      this.#consentPending(url);
+      if (run === this.#runs) this.#consentPending(url);
       const back = await ask.call(auth, url);
       // A URL back is the user's answer; nothing back means the loopback listener waits for it.
-      if (back !== undefined) this.#consentGiven();
+      if (back !== undefined && run === this.#runs) this.#consentGiven();
       return back;
     };
     return {
@@ -277,27 +308,31 @@ export class PoolMember {
     this.#state = this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
   }
 
+  // A Client that restart() replaced has no owner any more: its late events are dropped.
   static readonly #listeners = {
     ready(this: Client, event: ReadyEvent) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#everReady = true;
       member.#state = 'ready';
       member.#error = undefined;
       member.#nextAttemptAt = undefined;
-      for (const cache of member.#lists.values()) cache.stale = true;
+      for (const cache of Object.values(member.#lists)) cache.stale = true;
       void member.refresh('tools');
       member.#settleStart?.();
       member.#emit('serverReady', { server: member.name, ...event });
       member.#emit('ready', { server: member.name, ...event });
     },
     disconnected(this: Client, reason: CloseReason) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#error = new ConnectionClosedError(reason, { server: member.name });
       if (member.#state === 'ready') member.#state = 'reconnecting';
       member.#emit('disconnected', { server: member.name, reason });
     },
     reconnecting(this: Client, event: ReconnectingEvent) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#restarts++;
       member.#error = event.error;
       member.#nextAttemptAt = Date.now() + event.delay;
@@ -312,7 +347,8 @@ export class PoolMember {
       member.#emit('reconnecting', { server: member.name, ...event });
     },
     closed(this: Client, reason: CloseReason | undefined) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#nextAttemptAt = undefined;
       if (member.#closing) {
         member.#state = 'closed';
@@ -324,24 +360,30 @@ export class PoolMember {
       member.#emit('closed', { server: member.name, reason });
     },
     toolsListChanged(this: Client) {
-      owners.get(this)!.#listChanged('toolsListChanged');
+      const member = owners.get(this);
+      if (member !== undefined) member.#listChanged('toolsListChanged');
     },
     promptsListChanged(this: Client) {
-      owners.get(this)!.#listChanged('promptsListChanged');
+      const member = owners.get(this);
+      if (member !== undefined) member.#listChanged('promptsListChanged');
     },
     resourcesListChanged(this: Client) {
-      owners.get(this)!.#listChanged('resourcesListChanged');
+      const member = owners.get(this);
+      if (member !== undefined) member.#listChanged('resourcesListChanged');
     },
     notification(this: Client, notification: JsonRpcNotification) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#emit('notification', { server: member.name, notification });
     },
     log(this: Client, message: LogMessage) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#emit('log', { server: member.name, ...message });
     },
     resourceUpdated(this: Client, event: { uri: string }) {
-      const member = owners.get(this)!;
+      const member = owners.get(this);
+      if (member === undefined) return;
       member.#emit('resourceUpdated', { server: member.name, ...event });
     },
   };
@@ -371,12 +413,12 @@ export class PoolMember {
 
   /** Last known items of a list (kept while the server is down), or undefined before the first. */
   items<K extends ListKind>(kind: K): Items[K][] | undefined {
-    return this.#lists.get(kind)?.items as Items[K][] | undefined;
+    return this.#lists[kind]?.items as Items[K][] | undefined;
   }
 
   /** Fetches a list again if it changed or was never fetched; keeps the last known one on failure. */
   async fresh(kind: ListKind): Promise<void> {
-    const cache = this.#lists.get(kind);
+    const cache = this.#lists[kind];
     if (this.#state !== 'ready') return;
     if (cache && !cache.stale && cache.items) return;
     await this.refresh(kind);
@@ -384,10 +426,10 @@ export class PoolMember {
 
   /** One fetch at a time per list; a change during a fetch runs one more. */
   refresh(kind: ListKind): Promise<void> {
-    let cache = this.#lists.get(kind);
+    let cache = this.#lists[kind];
     if (cache === undefined) {
       cache = { items: undefined, stale: true, fetching: undefined, again: false };
-      this.#lists.set(kind, cache);
+      this.#lists[kind] = cache;
     }
     if (cache.fetching) {
       cache.again = true;
@@ -427,7 +469,7 @@ export class PoolMember {
   }
 
   #changed(kind: ListKind): void {
-    const cache = this.#lists.get(kind);
+    const cache = this.#lists[kind];
     if (cache === undefined) return;
     cache.stale = true;
     if (cache.fetching) cache.again = true;

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { TokenStore } from '../auth/token-store.js';
 import type { Client, ClientEvents } from '../client/client.js';
 import type { RequestOptions } from '../client/connection.js';
 import type { ClientOptions } from '../client/options.js';
@@ -64,6 +65,19 @@ export interface ClientPoolEvents {
 export interface FromConfigFileOptions extends Omit<ClientPoolOptions, 'servers'>, LoadConfigOptions {
   /** Client options given to every server of the file (reconnect, requestTimeout, handlers...). */
   readonly client?: Omit<ClientOptions, 'name' | 'transport'>;
+  /** What a file cannot hold, for every HTTP entry with an `oauth` object. */
+  readonly oauth?: ConfigOAuthHooks;
+}
+
+/** The host's part of OAuth for a config file's HTTP entries. */
+export interface ConfigOAuthHooks {
+  /** Shows the user the authorization URL for `server` (see OAuthOptions.onAuthorizationUrl). */
+  readonly onAuthorizationUrl?: (
+    url: URL,
+    server: string,
+  ) => Promise<string | URL | undefined> | Promise<void>;
+  /** Where tokens are kept for entries without their own `tokenStore` file. @defaultValue one in-memory store per server */
+  readonly store?: TokenStore;
 }
 
 /** Where a pool name leads. */
@@ -96,11 +110,14 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
 
   /** A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file. */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
-    const { env, input, workspaceFolder, client = {}, ...poolOptions } = options;
+    const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
     const servers: ClientPoolOptions['servers'] = {};
     const entries = new Map(config.servers.map((entry) => [entry.name, entry]));
-    const pool = new ClientPool({ ...poolOptions, servers }, { entries, client, warnings: config.warnings });
+    const pool = new ClientPool(
+      { ...poolOptions, servers },
+      { entries, client, oauth, warnings: config.warnings },
+    );
     return pool;
   }
 
@@ -110,6 +127,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     fromFile?: {
       entries: Map<string, import('../config/load.js').ConfigServer>;
       client: Omit<ClientOptions, 'name' | 'transport'>;
+      oauth: ConfigOAuthHooks | undefined;
       warnings: readonly string[];
     },
   ) {
@@ -153,7 +171,11 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     }
     for (const entry of fromFile?.entries.values() ?? []) {
       const withTransport = (transport: ConfigTransport): ClientOptions =>
-        ({ ...fromFile!.client, name: entry.name, transport }) as unknown as ClientOptions;
+        ({
+          ...fromFile!.client,
+          name: entry.name,
+          transport: withOAuthHooks(transport, entry.name, fromFile!.oauth),
+        }) as unknown as ClientOptions;
       const known = entry.resolved;
       this.#add(
         new PoolMember({
@@ -197,6 +219,24 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     const member = this.#member(server);
     if (member.state === 'idle') void member.start();
     return member.client;
+  }
+
+  /**
+   * Restarts one server: closes its Client (its process, or its HTTP session), and starts a new one
+   * with a fresh reconnect budget and backoff, asking for OAuth consent again if it needs it.
+   * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
+   * never rejects because of the server. Throws for a disabled server or a closed pool.
+   */
+  restart(server: string): Promise<void> {
+    const member = this.#member(server);
+    if (this.#closing !== undefined || member.state === 'disabled') {
+      const why =
+        member.state === 'disabled'
+          ? 'the server is disabled in its config; drop "disabled": true and make the pool again'
+          : 'the pool is closed, and a closed pool starts nothing again; make a new ClientPool';
+      return Promise.reject(new ServerUnavailableError(member.name, member.state, `cannot restart: ${why}`));
+    }
+    return member.restart();
   }
 
   /** Each server's state, era, pid or URL, tool count, last error, next attempt and restart count. */
@@ -404,4 +444,22 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       member.items('resourceTemplates')?.some((t) => templatePattern(t.uriTemplate).test(uri)),
     );
   }
+}
+
+/** An HTTP entry's OAuth options with the host's callback (told which server asks) and store. */
+function withOAuthHooks(
+  transport: ConfigTransport,
+  server: string,
+  hooks: ConfigOAuthHooks | undefined,
+): ConfigTransport {
+  if (transport.type !== 'http' || transport.auth === undefined || hooks === undefined) return transport;
+  const { onAuthorizationUrl, store } = hooks;
+  return {
+    ...transport,
+    auth: {
+      ...(store ? { store } : {}),
+      ...transport.auth,
+      ...(onAuthorizationUrl ? { onAuthorizationUrl: (url: URL) => onAuthorizationUrl(url, server) } : {}),
+    },
+  };
 }

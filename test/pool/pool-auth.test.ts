@@ -4,22 +4,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthError, ClientPool, UnknownNameError } from '../../src/index.js';
-import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { headlessConsent } from '../helpers/auth.js';
-import { closeLater } from '../helpers/auth-setup.js';
 import { guardProcesses } from '../helpers/processes.js';
-import { startProtectedMcp } from '../helpers/protected-mcp.js';
 import { textOf, waitFor } from '../helpers/wait.js';
-import { fixtureTransport } from './helpers.js';
+import { fixtureTransport, protectedServer } from './helpers.js';
 
 guardProcesses();
-
-async function protectedServer() {
-  const auth = await startAuthServer({ scopesSupported: ['mcp'] });
-  closeLater(auth.close);
-  const mcp = await startProtectedMcp(auth, 'v1');
-  return { auth, mcp };
-}
 
 const stateOf = (pool: ClientPool, name: string) => pool.status().find((s) => s.name === name)!;
 
