@@ -1,6 +1,8 @@
-// conduit-mcp: `Client` from src/index.ts (or a build of it), in the protocol mode given.
+// conduit-mcp: `Client` from the built dist/ (or src/, or another build), in the protocol mode given.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ClientOptions, ProtocolMode } from '../../src/index.js';
 import {
   type BenchConnection,
@@ -14,13 +16,32 @@ import {
 
 type Library = typeof import('../../src/index.js');
 
-// BENCH_CONDUIT_DIST=1: the built dist/ instead of src/ through tsx (profiles then show real lines).
-const loadConduit = once(
-  (): Promise<Library> =>
-    process.env.BENCH_CONDUIT_DIST === '1'
-      ? import('../../dist/index.js' as string)
-      : import('../../src/index.js'),
-);
+// conduit-mcp runs from the built dist/, as its users run it (rebuilt first when a file under src/
+// is newer). Through tsx, esbuild's keepNames wraps every named closure in __name(), which gives
+// each one an own `name` property: 2.7 KiB more per Client in a heap snapshot, and CPU per call
+// that no user pays. BENCH_CONDUIT_SRC=1: src/ through tsx instead.
+export const loadConduit = once((): Promise<Library> => {
+  if (process.env.BENCH_CONDUIT_SRC === '1') return import('../../src/index.js');
+  buildIfStale();
+  return import('../../dist/index.js' as string);
+});
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function newestMtime(directory: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+function buildIfStale(): void {
+  const built = path.join(root, 'dist', 'index.js');
+  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(path.join(root, 'src'))) return;
+  console.error('bench: building dist/ (src/ is newer)');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+}
 
 // BENCH_CONDUIT_BASELINE=<dir>: another build of the library (the dir holding its index.js), as the
 // client `conduit-baseline`, for a before/after comparison in one process, samples alternating.

@@ -111,7 +111,8 @@ export class Client extends SafeEmitter<ClientEvents> {
   readonly #outputSchemas: OutputSchemas;
   readonly #toolTasks: ToolTasks;
   /** The tool of each task startToolTask created, until its result is read. */
-  readonly #taskTools = new Map<string, string>();
+  /** The tool of each task started here, by task id; made on the first task. */
+  #taskTools: Map<string, string> | undefined;
   #roots: readonly Root[] | undefined;
 
   constructor(options: ClientOptions) {
@@ -348,15 +349,32 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection.
    * For a listed tool with an `outputSchema`, `structuredContent` is checked (ProtocolError if not).
    */
-  async callTool(
+  callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
     const session = this.#supervisor.session;
-    if (session !== undefined && session.era === 'legacy') {
-      if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
-      if (this.#toolTasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
+    if (
+      session !== undefined &&
+      session.era === 'legacy' &&
+      (this.#toolTasks.mustList(session) || this.#toolTasks.mustRunAsTask(session, params?.name))
+    ) {
+      return this.#callToolOfTaskServer(params, options);
     }
+    // The hot path: no async wrapper, the check chained straight onto the request's promise.
+    return this.request('tools/call', params, options).then((result) =>
+      this.#outputSchemas.check(params?.name, result as CallToolResult),
+    );
+  }
+
+  /** A legacy server that declares task-augmented tools/call: list first, run as a task if required. */
+  async #callToolOfTaskServer(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
+    const session = this.#supervisor.session!;
+    if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
+    if (this.#toolTasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
     const result = (await this.request('tools/call', params, options)) as CallToolResult;
     return this.#outputSchemas.check(params.name, result);
   }
@@ -390,6 +408,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       ttl,
       options,
     );
+    this.#taskTools ??= new Map();
     this.#taskTools.set(task.taskId, call.name);
     return task;
   }
@@ -407,9 +426,9 @@ export class Client extends SafeEmitter<ClientEvents> {
    */
   async getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
     const result = (await this.#taskRequest('tasks/result', { taskId }, options)) as CallToolResult;
-    const tool = this.#taskTools.get(taskId);
+    const tool = this.#taskTools?.get(taskId);
     if (tool === undefined) return result;
-    this.#taskTools.delete(taskId);
+    this.#taskTools?.delete(taskId);
     return this.#outputSchemas.check(tool, result);
   }
 
@@ -631,7 +650,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#cache?.clear();
     this.#outputSchemas.clear();
     this.#toolTasks.clear();
-    this.#taskTools.clear();
+    this.#taskTools = undefined;
     this.#subscriptions.attach(session);
   }
 

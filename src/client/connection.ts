@@ -12,6 +12,7 @@ import type {
 import type { PreparedMeta } from '../jsonrpc/serialize.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 import { callUser, SafeEmitter } from '../user-code.js';
+import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 /** A `notifications/progress` payload. */
@@ -50,14 +51,13 @@ export interface InternalRequestOptions extends RequestOptions {
   id?: RequestId;
 }
 
-interface Pending {
+interface Pending extends DeadlineEntry {
   readonly id: RequestId;
   readonly method: string;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
-  timer: PausableTimer | undefined;
   totalTimer: PausableTimer | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -83,6 +83,7 @@ export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
 
 export interface ConnectionEvents {
   notification: [notification: JsonRpcNotification];
+  /** Emitted once (listeners need no once() wrapper, each a closure and a bound function). */
   close: [reason: CloseReason];
 }
 
@@ -101,6 +102,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #lostReason: CloseReason | undefined;
   /** Request timeouts (and the handshake's), stopped while the transport waits for the user's consent. */
   readonly clock = new PausableClock();
+  /** Each request's timeout on that clock (one timer per timeout length in the process, not one per request). */
+  readonly #timeouts = new Deadlines<Pending>(this.clock, (pending) => this.#onTimeout(pending, false));
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
   onRequest: ((request: JsonRpcRequest) => void) | undefined;
 
@@ -183,7 +186,6 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         reject,
         cancelOnWire: options.cancelOnWire ?? true,
         timeout: options.timeout ?? this.#defaultTimeout,
-        timer: undefined,
         totalTimer: undefined,
         signal,
         onAbort: undefined,
@@ -191,12 +193,16 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
         progressCalls: 0,
         heldProgress: undefined,
+        deadline: 0,
+        deadlineStill: 0,
+        deadlineOwner: undefined,
+        deadlinePrev: undefined,
+        deadlineNext: undefined,
+        deadlineLane: undefined,
       };
     });
     this.#pending.set(id, pending);
-    if (Number.isFinite(pending.timeout)) {
-      pending.timer = this.clock.setTimeout(() => this.#onTimeout(pending, false), pending.timeout);
-    }
+    if (Number.isFinite(pending.timeout)) this.#timeouts.add(pending, pending.timeout);
     const total =
       options.maxTotalTimeout ??
       (pending.resetTimeoutOnProgress ? pending.timeout * DEFAULT_TOTAL_TIMEOUT_FACTOR : undefined);
@@ -295,7 +301,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;
     this.#pending.delete(pending.id);
-    pending.timer?.clear();
+    this.#timeouts.remove(pending);
     pending.totalTimer?.clear();
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     if (pending.heldProgress) this.#deliverHeldProgress(pending);
@@ -358,7 +364,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
-    if (pending.resetTimeoutOnProgress) pending.timer?.refresh();
+    if (pending.resetTimeoutOnProgress) this.#timeouts.restart(pending);
     const {
       progressToken: _token,
       _meta: _ignored,
@@ -390,12 +396,13 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   }
 
   #onClose(transportReason: CloseReason): void {
+    if (this.#closeReason) return;
     const reason = this.#lostReason ?? transportReason;
     this.#closeReason = reason;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of pending) {
-      entry.timer?.clear();
+      this.#timeouts.remove(entry);
       entry.totalTimer?.clear();
       if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));

@@ -45,7 +45,7 @@ export function keepAlive(
       schedule();
     });
   };
-  connection.once('close', stop);
+  connection.on('close', stop); // 'close' comes once: no once() wrapper
   schedule();
   return stop;
 }

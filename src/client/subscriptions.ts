@@ -17,6 +17,9 @@ export interface SubscriptionFilter {
 export type ListChangedEvent = 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged';
 
 /** The filter for what is wanted; an empty object when nothing is. */
+/** What an absent set reads as. */
+const NONE: ReadonlySet<never> = new Set();
+
 export function buildFilter(
   lists: ReadonlySet<ListChangedEvent>,
   uris: ReadonlySet<string>,
@@ -80,11 +83,12 @@ export const MAX_DRAINING_STREAMS = 4;
  */
 export class Subscriptions {
   readonly #name: string;
-  readonly #lists = new Set<ListChangedEvent>();
-  readonly #uris = new Set<string>();
+  // The three sets are made on first use: most clients never subscribe or listen.
+  #lists: Set<ListChangedEvent> | undefined;
+  #uris: Set<string> | undefined;
   #session: Session | undefined;
   #current: Stream | undefined;
-  readonly #draining = new Set<Stream>();
+  #draining: Set<Stream> | undefined;
   #sequence = 0;
   #ackTimeout: number;
   readonly #warn: WarningSink;
@@ -96,7 +100,7 @@ export class Subscriptions {
   }
 
   get uris(): ReadonlySet<string> {
-    return this.#uris;
+    return this.#uris ?? NONE;
   }
 
   /** The filter of the open modern stream, if any. */
@@ -108,9 +112,9 @@ export class Subscriptions {
   attach(session: Session): void {
     this.#session = session;
     this.#current = undefined;
-    this.#draining.clear();
+    this.#draining = undefined;
     if (session.changeNotifications === 'unsolicited') {
-      for (const uri of this.#uris) {
+      for (const uri of this.#uris ?? NONE) {
         session.request('resources/subscribe', { uri }).catch((error: Error) => {
           if (error instanceof ConnectionClosedError) return;
           this.#warn({
@@ -128,9 +132,11 @@ export class Subscriptions {
 
   /** A listener for a list_changed event was added or the last one removed. */
   setListWanted(event: ListChangedEvent, wanted: boolean): void {
-    if (wanted === this.#lists.has(event)) return;
-    if (wanted) this.#lists.add(event);
-    else this.#lists.delete(event);
+    if (wanted === (this.#lists?.has(event) ?? false)) return;
+    if (wanted) {
+      this.#lists ??= new Set();
+      this.#lists.add(event);
+    } else this.#lists?.delete(event);
     if (this.#session?.changeNotifications === 'listen') {
       this.#sync().catch(() => {});
     }
@@ -141,12 +147,13 @@ export class Subscriptions {
     request: (method: string, params: JsonObject) => Promise<unknown>,
   ): Promise<void> {
     if (this.#session?.changeNotifications === 'listen') {
+      this.#uris ??= new Set();
       this.#uris.add(uri);
       await this.#sync();
       const refused = this.#current?.refused?.resourceSubscriptions ?? [];
       if (refused.includes(uri)) {
         // Not kept: the next filter would only ask again for what the server does not honour.
-        this.#uris.delete(uri);
+        this.#uris?.delete(uri);
         throw new CapabilityError(
           'resources/subscribe',
           `the server acknowledged the subscription without ${uri}: it does not notify updates of that resource; read it again when you need it fresh`,
@@ -156,6 +163,7 @@ export class Subscriptions {
       return;
     }
     await request('resources/subscribe', { uri });
+    this.#uris ??= new Set();
     this.#uris.add(uri);
   }
 
@@ -163,7 +171,7 @@ export class Subscriptions {
     uri: string,
     request: (method: string, params: JsonObject) => Promise<unknown>,
   ): Promise<void> {
-    const had = this.#uris.delete(uri);
+    const had = this.#uris?.delete(uri) ?? false;
     if (this.#session?.changeNotifications === 'listen') {
       await this.#sync();
       return;
@@ -220,13 +228,13 @@ export class Subscriptions {
     // One being replaced ends quietly: its replacement carries the notifications now.
     stream.endedWhileReplaced = this.#current !== stream;
     if (this.#current === stream) this.#current = undefined;
-    this.#draining.delete(stream);
+    this.#draining?.delete(stream);
     stream.session.abandon(stream.id, new Error('the server ended the subscription'));
   }
 
   #find(id: unknown): Stream | undefined {
     if (this.#current?.id === id) return this.#current;
-    for (const stream of this.#draining) if (stream.id === id) return stream;
+    for (const stream of this.#draining ?? NONE) if (stream.id === id) return stream;
     return undefined;
   }
 
@@ -240,14 +248,17 @@ export class Subscriptions {
   async #sync(): Promise<void> {
     const session = this.#session;
     if (session?.changeNotifications !== 'listen') return;
-    const filter = buildFilter(this.#lists, this.#uris);
+    const filter = buildFilter(this.#lists ?? NONE, this.#uris ?? NONE);
     if (sameFilter(this.#current?.filter, filter)) {
       await this.#current?.acknowledged;
       return;
     }
     const previous = this.#current;
-    if (previous) this.#draining.add(previous);
-    if (this.#draining.size > MAX_DRAINING_STREAMS) {
+    if (previous) {
+      this.#draining ??= new Set();
+      this.#draining.add(previous);
+    }
+    if (this.#draining && this.#draining.size > MAX_DRAINING_STREAMS) {
       const oldest = this.#draining.values().next().value!;
       this.#draining.delete(oldest);
       oldest.controller.abort(new Error('too many subscription streams waiting to be replaced'));
@@ -257,7 +268,7 @@ export class Subscriptions {
       await this.#current?.acknowledged;
     } finally {
       if (previous) {
-        this.#draining.delete(previous);
+        this.#draining?.delete(previous);
         previous.controller.abort(new Error('replaced by a new subscription'));
       }
     }

@@ -108,7 +108,9 @@ export class Supervisor {
   #firstConnect: Promise<void> | undefined;
   /** Requests waiting for a session; made on the first. */
   #waiters: Set<Waiter> | undefined;
-  readonly #stop = new AbortController();
+  /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
+  #onStop: Set<() => void> | undefined;
+  #stopped = false;
 
   constructor(config: SupervisorConfig) {
     this.#config = config;
@@ -190,7 +192,7 @@ export class Supervisor {
     if (this.#state === 'closed') return;
     const wasIdle = this.#state === 'idle';
     this.#state = 'closed';
-    this.#stop.abort();
+    this.#stopAll();
     this.#session?.dispose();
     this.#session = undefined;
     this.#rejectWaiters(new ClientClosedError(undefined, { server: this.#config.name }));
@@ -248,10 +250,13 @@ export class Supervisor {
         first = false;
         resolveFirst();
       }
-      const healthy = setTimeout(() => {
-        attempt = 0;
-      }, this.#config.reconnect.resetAfter);
-      healthy.unref();
+      // After resetAfter up, the backoff starts over (no timer when there is nothing to reset).
+      const healthy =
+        attempt > 0
+          ? setTimeout(() => {
+              attempt = 0;
+            }, this.#config.reconnect.resetAfter).unref()
+          : undefined;
       const { pingInterval, context } = this.#config;
       const stopPinging =
         pingInterval !== undefined && session.era === 'legacy'
@@ -300,7 +305,7 @@ export class Supervisor {
         connectTimeout,
       );
       onStop = () => reject(new ClientClosedError(undefined, { server: name }));
-      this.#stop.signal.addEventListener('abort', onStop, { once: true });
+      this.#whenStopped(onStop);
     });
     try {
       return await Promise.race([opening, cutShort]);
@@ -319,7 +324,7 @@ export class Supervisor {
       throw error;
     } finally {
       timer?.clear();
-      this.#stop.signal.removeEventListener('abort', onStop!);
+      this.#forgetStop(onStop!);
     }
   }
 
@@ -361,7 +366,7 @@ export class Supervisor {
 
   #closed(connection: Connection): Promise<CloseReason> {
     if (connection.closeReason) return Promise.resolve(connection.closeReason);
-    return new Promise((resolve) => connection.once('close', resolve));
+    return new Promise((resolve) => connection.on('close', resolve)); // 'close' comes once
   }
 
   /** Waits the backoff delay for this attempt; false if close() came first. */
@@ -373,29 +378,47 @@ export class Supervisor {
     }
     debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
     this.#emit('reconnecting', { attempt, delay, error });
-    const signal = this.#stop.signal;
-    if (signal.aborted) return false;
+    if (this.#stopped) return false;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, delay);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
+        this.#forgetStop(done);
         resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
+      };
+      const timer = setTimeout(done, delay);
+      this.#whenStopped(done);
     });
     return !this.#isClosed();
   }
 
   #giveUp(cause: Error | undefined, rejectFirst?: (error: Error) => void): void {
     this.#state = 'closed';
-    this.#stop.abort();
+    this.#stopAll();
     const reason = this.#lastReason;
     debug('%s: giving up (%s)', this.#config.name, cause?.message ?? 'too many restarts');
     const error = cause ?? this.#closedError();
     this.#rejectWaiters(this.#closedError());
     rejectFirst?.(error);
     this.#emit('closed', reason);
+  }
+
+  /** Calls `callback` on the first close() or give-up (never if that already happened). */
+  #whenStopped(callback: () => void): void {
+    if (this.#stopped) return;
+    this.#onStop ??= new Set();
+    this.#onStop.add(callback);
+  }
+
+  #forgetStop(callback: () => void): void {
+    if (this.#onStop?.delete(callback) && this.#onStop.size === 0) this.#onStop = undefined;
+  }
+
+  #stopAll(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    const callbacks = this.#onStop;
+    this.#onStop = undefined;
+    if (callbacks) for (const callback of callbacks) callback();
   }
 
   #rejectWaiters(error: Error): void {

@@ -56,7 +56,8 @@ export function readTask(value: unknown, server: string, what: string): Task {
  * `required` ones always do.
  */
 export class ToolTasks {
-  readonly #support = new Map<string, TaskSupport>();
+  /** Made when a listed tool supports tasks. */
+  #support: Map<string, TaskSupport> | undefined;
   readonly #server: string;
   #listed = false;
 
@@ -72,13 +73,15 @@ export class ToolTasks {
     for (const tool of tools) {
       if (typeof tool?.name !== 'string') continue;
       const support = tool.execution?.taskSupport;
-      if (support === 'optional' || support === 'required') this.#support.set(tool.name, support);
-      else this.#support.delete(tool.name);
+      if (support === 'optional' || support === 'required') {
+        this.#support ??= new Map();
+        this.#support.set(tool.name, support);
+      } else this.#support?.delete(tool.name);
     }
   }
 
   clear(): void {
-    this.#support.clear();
+    this.#support = undefined;
     this.#listed = false;
   }
 
@@ -92,7 +95,7 @@ export class ToolTasks {
 
   /** The tool's task support as last listed; `forbidden` when absent or never listed. */
   supportOf(name: string): TaskSupport {
-    return this.#support.get(name) ?? 'forbidden';
+    return this.#support?.get(name) ?? 'forbidden';
   }
 
   /** True when callTool must run `name` as a task: legacy, tools.call tasks declared, tool `required`. */

@@ -1,17 +1,10 @@
 // conduit-mcp over its HTTP transport: `protocol: 'auto'` (server/discover first) for the modern
 // era, `protocol: 'legacy'` (initialize) for the legacy one, as the bench server serves both.
-import { connectConduit } from '../conduit.js';
-import { CLIENT_INFO, once } from '../types.js';
+import { connectConduit, loadConduit } from '../conduit.js';
+import { CLIENT_INFO } from '../types.js';
 import { HTTP_REQUEST_TIMEOUT_MS, type HttpClientKind } from './types.js';
 
-type Library = typeof import('../../../src/index.js');
-
-const load = once(
-  (): Promise<Library> =>
-    process.env.BENCH_CONDUIT_DIST === '1'
-      ? import('../../../dist/index.js' as string)
-      : import('../../../src/index.js'),
-);
+const load = loadConduit;
 
 export const conduitHttp: HttpClientKind = {
   id: 'conduit',

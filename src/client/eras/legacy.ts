@@ -71,7 +71,7 @@ export class LegacySession implements Session {
     this.instructions = initialized.instructions;
     connection.onRequest = (request) => this.answer(request);
     connection.on('notification', this.#onNotification);
-    connection.once('close', () => this.dispose());
+    connection.on('close', () => this.dispose()); // 'close' comes once: no once() wrapper
   }
 
   /**
@@ -97,18 +97,26 @@ export class LegacySession implements Session {
     return { era: 'legacy', version: this.protocolVersion };
   }
 
-  async request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
-    try {
-      return await this.#connection.request(method, params, options);
-    } catch (error) {
-      // -32042: the server wants URL elicitations completed first. With URL mode declared, each
-      // goes to handlers.elicitation; once every accepted one is complete, the request is retried once.
-      if (!(error instanceof McpError) || error.code !== URL_ELICITATION_REQUIRED) throw error;
-      if (!this.#context.handlers.elicitation || !this.#context.elicitationModes?.includes('url'))
-        throw error;
-      await this.#completeUrlElicitations(error, options);
-      return this.#connection.request(method, params, options);
-    }
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
+    const sent = this.#connection.request(method, params, options);
+    // Without URL elicitation declared, a -32042 is the caller's error as it is: no wrapper.
+    if (!this.#context.handlers.elicitation || !this.#context.elicitationModes?.includes('url')) return sent;
+    return sent.catch((error: unknown) => this.#retryAfterUrlElicitations(error, method, params, options));
+  }
+
+  /**
+   * -32042: the server wants URL elicitations completed first. With URL mode declared, each goes
+   * to handlers.elicitation; once every accepted one is complete, the request is retried once.
+   */
+  async #retryAfterUrlElicitations(
+    error: unknown,
+    method: string,
+    params: JsonObject | undefined,
+    options: InternalRequestOptions | undefined,
+  ): Promise<unknown> {
+    if (!(error instanceof McpError) || error.code !== URL_ELICITATION_REQUIRED) throw error;
+    await this.#completeUrlElicitations(error, options);
+    return this.#connection.request(method, params, options);
   }
 
   async #completeUrlElicitations(

@@ -65,8 +65,6 @@ type State = 'new' | 'starting' | 'open' | 'closed';
  */
 export class StdioTransport extends SafeEmitter<TransportEvents> implements Transport {
   readonly kind = 'stdio';
-  /** Resolves when the process and every process of its group are gone. Never rejects. */
-  readonly exited: Promise<ExitStatus>;
 
   readonly #options: ResolvedStdioOptions;
   readonly #name: string | undefined;
@@ -77,9 +75,12 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
   #framer: Framer | undefined;
   #writeQueue: WriteQueue | undefined;
   #exitStatus: ExitStatus | undefined;
-  #resolveExited!: (status: ExitStatus) => void;
-  #resolveLeaderExit!: () => void;
-  readonly #leaderExited: Promise<void>;
+  // The two promises are made when first asked for (most transports are never awaited on).
+  #exited: Promise<ExitStatus> | undefined;
+  #finalStatus: ExitStatus | undefined;
+  #resolveExited: ((status: ExitStatus) => void) | undefined;
+  #leaderExitWait: Promise<void> | undefined;
+  #resolveLeaderExit: (() => void) | undefined;
   #stdoutEnded = false;
   #exitTimer: NodeJS.Timeout | undefined;
   /** The values of the Secrets in the server's env: a server may print them, and we must not. */
@@ -95,12 +96,31 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     this.#options = resolved ?? resolveStdioOptions(options, context.keyPrefix ?? '');
     this.#name = context.name;
     this.#keyPrefix = context.keyPrefix ?? '';
-    this.exited = new Promise((resolve) => {
-      this.#resolveExited = resolve;
-    });
-    this.#leaderExited = new Promise((resolve) => {
+  }
+
+  /** Resolves when the process and every process of its group are gone. Never rejects. */
+  get exited(): Promise<ExitStatus> {
+    this.#exited ??= this.#finalStatus
+      ? Promise.resolve(this.#finalStatus)
+      : new Promise((resolve) => {
+          this.#resolveExited = resolve;
+        });
+    return this.#exited;
+  }
+
+  #settleExited(status: ExitStatus): void {
+    if (this.#finalStatus) return;
+    this.#finalStatus = status;
+    this.#resolveExited?.(status);
+  }
+
+  /** Resolves once the leader process has exited (its group may live on). */
+  #leaderExited(): Promise<void> {
+    if (this.#exitStatus) return Promise.resolve();
+    this.#leaderExitWait ??= new Promise((resolve) => {
       this.#resolveLeaderExit = resolve;
     });
+    return this.#leaderExitWait;
   }
 
   /** A transport from options validated once by resolveStdioOptions (no second validation); the stdio kind uses it. @internal */
@@ -179,7 +199,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     if (this.#state === 'new') {
       this.#state = 'closed';
       this.#closeReason = { type: 'closed' };
-      this.#resolveExited({ code: null, signal: null });
+      this.#settleExited({ code: null, signal: null });
       this.emit('close', this.#closeReason);
       return Promise.resolve();
     }
@@ -328,13 +348,13 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
 
   #failStart(error: Error): void {
     if (this.#state === 'closed') {
-      this.#resolveExited({ code: null, signal: null });
+      this.#settleExited({ code: null, signal: null });
       return;
     }
     this.#state = 'closed';
     const stderrTail = this.#stderrTail?.text();
     this.#closeReason = { type: 'spawn_failed', error, ...(stderrTail !== undefined ? { stderrTail } : {}) };
-    this.#resolveExited({ code: null, signal: null });
+    this.#settleExited({ code: null, signal: null });
     this.#publishClose();
     this.emit('close', this.#closeReason);
   }
@@ -402,7 +422,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     child.on('error', (error) => debug('%s: process error: %s', this.#name ?? 'stdio', error.message));
     child.on('exit', (code, signal) => {
       this.#exitStatus = { code, signal };
-      this.#resolveLeaderExit();
+      this.#resolveLeaderExit?.();
       if (channels.exit.hasSubscribers)
         channels.exit.publish({ server: this.#name, pid: child.pid, code, signal });
       debug('%s: pid %d exited (code %s, signal %s)', this.#name ?? 'stdio', child.pid, code, signal);
@@ -490,12 +510,12 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     // leader is gone, let go of the pipe: a grandchild holding it must not keep this process alive.
     child.stdout.removeAllListeners('data');
     child.stdout.resume();
-    void this.#leaderExited.then(() => {
+    void this.#leaderExited().then(() => {
       child.stdout.destroy();
       child.stderr?.destroy();
     });
     void runShutdown(shutdownPlan(platform, pid, this.#options), {
-      leaderExited: this.#leaderExited,
+      leaderExited: this.#leaderExited(),
       closeStdin: () => {
         if (flushPending) {
           this.#writeQueue?.flushNow();
@@ -528,13 +548,13 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
               debug('%s: %s %s exited with %s', this.#name ?? 'stdio', file, args.join(' '), code);
             resolve(code === 0);
           });
-          void this.#leaderExited.then(() => resolve(true));
+          void this.#leaderExited().then(() => resolve(true));
         }),
     }).then((gone) => {
       if (!gone)
         debug('%s: process group %d still has live members after SIGKILL', this.#name ?? 'stdio', pid);
       untrackLiveServer(pid);
-      this.#resolveExited(this.#exitStatus ?? { code: null, signal: null });
+      this.#settleExited(this.#exitStatus ?? { code: null, signal: null });
     });
   }
 }
