@@ -16,8 +16,10 @@ async function connectEra(bench: Bench, server: HttpBenchServer, era: HttpEra): 
   const title = `connect over HTTP, ${era === 'legacy' ? 'legacy (initialize)' : 'modern (server/discover)'}`;
   bench.log(`${title}: ${ids.join(', ')} ...`);
   for (const id of ids) await httpClient(id).load();
-  const runs = bench.quick ? 1 : bench.runs * 5;
-  const warmup = bench.quick ? 1 : 3;
+  // A connect over loopback takes about a millisecond, so one GC pause or scheduler hiccup moves a
+  // sample by 100% or more: many samples (about 2 ms each), or the median is noise.
+  const runs = bench.quick ? 1 : bench.runs * 50;
+  const warmup = bench.quick ? 1 : 20;
   const samples = perClient<number>(ids);
   const invalid = perClient<string>(ids);
   for (let round = -warmup; round < runs; round++) {
