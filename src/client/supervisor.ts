@@ -110,7 +110,6 @@ export class Supervisor {
   #waiters: Set<Waiter> | undefined;
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
   #onStop: Set<() => void> | undefined;
-  #stopped = false;
 
   constructor(config: SupervisorConfig) {
     this.#config = config;
@@ -378,7 +377,7 @@ export class Supervisor {
     }
     debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
     this.#emit('reconnecting', { attempt, delay, error });
-    if (this.#stopped) return false;
+    if (this.#isClosed()) return false;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -404,7 +403,7 @@ export class Supervisor {
 
   /** Calls `callback` on the first close() or give-up (never if that already happened). */
   #whenStopped(callback: () => void): void {
-    if (this.#stopped) return;
+    if (this.#isClosed()) return;
     this.#onStop ??= new Set();
     this.#onStop.add(callback);
   }
@@ -413,9 +412,8 @@ export class Supervisor {
     if (this.#onStop?.delete(callback) && this.#onStop.size === 0) this.#onStop = undefined;
   }
 
+  /** Runs the stop callbacks; called once the state is 'closed', which is final. */
   #stopAll(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
     const callbacks = this.#onStop;
     this.#onStop = undefined;
     if (callbacks) for (const callback of callbacks) callback();
