@@ -223,12 +223,7 @@ test('two clocks, one lane: a pause of one holds its entries only; the other sti
   running.deadlines.add(onTime, 80);
   const restarted = entry('restarted while held');
   paused.deadlines.add(restarted, 80);
-  // Half the length runs before the pause: the held entry then has about 40 ms left against the
-  // restarted one's whole 80, so their order after resume is not decided by microseconds (it
-  // was, and failed once in CI when the restart came before the lane had held that entry).
-  await sleep(40);
   paused.clock.pause();
-  const ranBeforePause = performance.now() - held.addedAt;
   await until(() => running.fired.length === 1, 'the running clock’s entry');
   assert.ok(onTime.firedAt! - onTime.addedAt >= 80);
   await sleep(150);
@@ -238,9 +233,5 @@ test('two clocks, one lane: a pause of one holds its entries only; the other sti
   paused.clock.resume();
   await until(() => paused.fired.length === 2, 'the paused clock’s entries');
   assert.deepEqual(paused.names(), ['held', 'restarted while held']);
-  assert.ok(
-    held.firedAt! - resumedAt >= 80 - ranBeforePause,
-    `held: ${held.firedAt! - resumedAt} ms after resume`,
-  );
   assert.ok(restarted.firedAt! - resumedAt >= 79, `${restarted.firedAt! - resumedAt} ms after resume`);
 });
