@@ -42,6 +42,11 @@ export class PausableClock {
     return this.#pauses > 0 ? this.#pausedTotal + (performance.now() - this.#pausedSince) : this.#pausedTotal;
   }
 
+  /** Time the clock has run, ms: performance.now() less the time it stood still. */
+  runningTime(): number {
+    return performance.now() - this.stoodStill();
+  }
+
   setTimeout(fire: () => void, ms: number): PausableTimer {
     return new Timer(this, fire, Math.min(ms, MAX_TIMER_MS));
   }

@@ -110,6 +110,7 @@ export class Supervisor {
   #waiters: Set<Waiter> | undefined;
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
   #onStop: Set<() => void> | undefined;
+  #stopped = false;
 
   constructor(config: SupervisorConfig) {
     this.#config = config;
@@ -377,7 +378,7 @@ export class Supervisor {
     }
     debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
     this.#emit('reconnecting', { attempt, delay, error });
-    if (this.#isClosed()) return false;
+    if (this.#stopped) return false;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -403,7 +404,7 @@ export class Supervisor {
 
   /** Calls `callback` on the first close() or give-up (never if that already happened). */
   #whenStopped(callback: () => void): void {
-    if (this.#isClosed()) return;
+    if (this.#stopped) return;
     this.#onStop ??= new Set();
     this.#onStop.add(callback);
   }
@@ -412,8 +413,9 @@ export class Supervisor {
     if (this.#onStop?.delete(callback) && this.#onStop.size === 0) this.#onStop = undefined;
   }
 
-  /** Runs the stop callbacks; called once the state is 'closed', which is final. */
   #stopAll(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
     const callbacks = this.#onStop;
     this.#onStop = undefined;
     if (callbacks) for (const callback of callbacks) callback();
