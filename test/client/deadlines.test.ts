@@ -218,20 +218,33 @@ test('two clocks, one lane: a pause of one holds its entries only; the other sti
   const paused = recorder();
   const running = recorder();
   const held = entry('held');
-  paused.deadlines.add(held, 80);
+  paused.deadlines.add(held, 160);
   const onTime = entry('on time');
-  running.deadlines.add(onTime, 80);
+  running.deadlines.add(onTime, 160);
   const restarted = entry('restarted while held');
-  paused.deadlines.add(restarted, 80);
+  paused.deadlines.add(restarted, 160);
+  // A third of the length runs before the pause, so after resume the held entry has about
+  // 110 ms left against the restarted one's whole 160: their order is not decided by
+  // microseconds (it was, and failed in CI), and a late sleep still leaves the held one pending.
+  await sleep(50);
   paused.clock.pause();
+  const ranBeforePause = performance.now() - held.addedAt;
+  assert.equal(paused.fired.length, 0, `paused after ${ranBeforePause} ms, past the length`);
   await until(() => running.fired.length === 1, 'the running clock’s entry');
-  assert.ok(onTime.firedAt! - onTime.addedAt >= 80);
+  assert.ok(onTime.firedAt! - onTime.addedAt >= 160 - TIMER_SLACK);
   await sleep(150);
   assert.equal(paused.fired.length, 0);
-  paused.deadlines.restart(restarted); // held: its whole 80 ms again after resume
+  paused.deadlines.restart(restarted); // held: its whole 160 ms again after resume
   const resumedAt = performance.now();
   paused.clock.resume();
   await until(() => paused.fired.length === 2, 'the paused clock’s entries');
   assert.deepEqual(paused.names(), ['held', 'restarted while held']);
-  assert.ok(restarted.firedAt! - resumedAt >= 79, `${restarted.firedAt! - resumedAt} ms after resume`);
+  assert.ok(
+    held.firedAt! - resumedAt >= 160 - ranBeforePause - TIMER_SLACK,
+    `held: ${held.firedAt! - resumedAt} ms after resume, ${ranBeforePause} ms ran before the pause`,
+  );
+  assert.ok(
+    restarted.firedAt! - resumedAt >= 160 - TIMER_SLACK,
+    `${restarted.firedAt! - resumedAt} ms after resume`,
+  );
 });
