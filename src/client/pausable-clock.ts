@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 /** setTimeout's ceiling; longer waits would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
