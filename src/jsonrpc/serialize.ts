@@ -49,13 +49,29 @@ export function serialize(message: JsonRpcMessage, meta?: PreparedMeta): string 
 type Splice = 'new-params' | 'only-key' | 'last-key';
 
 /**
- * serialize(), with the line's length in UTF-8 bytes (what a write queue's cap counts). The length
- * is taken once, on the flat text JSON.stringify made (Node's fast path), and tells whether the
- * text needs the line-break scan at all: the three raw line breaks are not ASCII, and a text of
- * as many bytes as code units is ASCII. With `meta`, its text is spliced in as the last key of the
- * params: no copy of the params, no second serialisation or scan of the meta.
+ * serialize(), with the line's length in UTF-8 bytes (what a write queue's cap counts). A request
+ * or notification as Connection builds it takes envelopeLine (the same text, without
+ * JSON.stringify's walk over the envelope); anything else, and any failure, the generic path.
  */
 export function serializeLine(message: JsonRpcMessage, meta?: PreparedMeta): SerializedLine {
+  let line: SerializedLine | undefined;
+  try {
+    line = envelopeLine(message, meta);
+  } catch {
+    // The generic path fails the same way, and reports it as JSON.stringify does.
+    line = undefined;
+  }
+  return line ?? genericLine(message, meta);
+}
+
+/**
+ * Any message, through JSON.stringify. The length is taken once, on the flat text JSON.stringify
+ * made (Node's fast path), and tells whether the text needs the line-break scan at all: the three
+ * raw line breaks are not ASCII, and a text of as many bytes as code units is ASCII. With `meta`,
+ * its text is spliced in as the last key of the params: no copy of the params, no second
+ * serialisation or scan of the meta.
+ */
+function genericLine(message: JsonRpcMessage, meta: PreparedMeta | undefined): SerializedLine {
   let json: string | undefined;
   let splice: Splice | undefined;
   try {
@@ -88,6 +104,75 @@ export function serializeLine(message: JsonRpcMessage, meta?: PreparedMeta): Ser
   return {
     text: `${json.slice(0, -cut)}${head}${meta!.json}}}\n`,
     bytes: bytes - cut + head.length + meta!.bytes + 3,
+  };
+}
+
+/** A JSON value's text with its line breaks escaped (scanned only when not ASCII), and its bytes. */
+function escapedPart(json: string): { text: string; bytes: number } {
+  const bytes = Buffer.byteLength(json);
+  if (bytes === json.length) return { text: json, bytes };
+  const text = escapeLineBreaks(json);
+  return { text, bytes: text === json ? bytes : Buffer.byteLength(text) };
+}
+
+/** The last method's JSON and its bytes: a client sends the same few methods over and over. */
+let lastMethod: string | undefined;
+let lastMethodPart = { text: '', bytes: 0 };
+
+/**
+ * A request or notification as Connection builds it (`jsonrpc`, `id`, `method`, `params`, in that
+ * order, `id` and `params` optional, params a plain object) as one line: the text genericLine
+ * gives, byte for byte, but only the params (and a string id) go through JSON.stringify, and each
+ * part is measured on its own flat text. Line breaks can only be inside strings, so escaping each
+ * part is escaping the whole. Undefined for any other message (another key or order, an id that
+ * is neither a string nor a safe integer, params that are not a plain object or have a toJSON or,
+ * with `meta`, a `_meta` of their own; a toJSON on the message).
+ */
+function envelopeLine(message: JsonRpcMessage, meta: PreparedMeta | undefined): SerializedLine | undefined {
+  const keys = Object.keys(message);
+  const withId = keys[1] === 'id';
+  const count = keys.length - (withId ? 1 : 0);
+  if (keys[0] !== 'jsonrpc' || keys[withId ? 2 : 1] !== 'method' || count < 2 || count > 3) return undefined;
+  if (count === 3 && keys[keys.length - 1] !== 'params') return undefined;
+  const { jsonrpc, id, method, params } = message as JsonRpcRequest;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  if (typeof (message as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  let text = '{"jsonrpc":"2.0"';
+  let bytes = text.length;
+  if (withId) {
+    let idPart: string;
+    let idBytes: number;
+    if (typeof id === 'number' && Number.isSafeInteger(id)) {
+      idPart = `${id}`;
+      idBytes = idPart.length;
+    } else if (typeof id === 'string') {
+      ({ text: idPart, bytes: idBytes } = escapedPart(JSON.stringify(id)));
+    } else return undefined;
+    text += `,"id":${idPart}`;
+    bytes += 6 + idBytes;
+  }
+  if (method !== lastMethod) {
+    lastMethodPart = escapedPart(JSON.stringify(method));
+    lastMethod = method;
+  }
+  text += `,"method":${lastMethodPart.text}`;
+  bytes += 10 + lastMethodPart.bytes;
+  if (count === 2) {
+    if (meta === undefined) return { text: `${text}}\n`, bytes: bytes + 2 };
+    return { text: `${text},"params":{"_meta":${meta.json}}}\n`, bytes: bytes + 19 + meta.bytes + 3 };
+  }
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  if (typeof params.toJSON === 'function') return undefined;
+  if (meta !== undefined && params._meta !== undefined) return undefined;
+  const part = escapedPart(JSON.stringify(params));
+  if (meta === undefined)
+    return { text: `${text},"params":${part.text}}\n`, bytes: bytes + 10 + part.bytes + 2 };
+  if (part.text === '{}') {
+    return { text: `${text},"params":{"_meta":${meta.json}}}\n`, bytes: bytes + 19 + meta.bytes + 3 };
+  }
+  return {
+    text: `${text},"params":${part.text.slice(0, -1)},"_meta":${meta.json}}}\n`,
+    bytes: bytes + 10 + part.bytes - 1 + 9 + meta.bytes + 3,
   };
 }
 

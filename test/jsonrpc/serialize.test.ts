@@ -124,6 +124,38 @@ describe('serialize', () => {
     );
   });
 
+  test('property: a request or notification as Connection builds it is the very text JSON.stringify gives, with or without a prepared _meta', () => {
+    const escapeBreaks = (text: string) =>
+      text.replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const noMeta = fc
+      .dictionary(hostileString, value, { maxKeys: 4, noNullPrototype: true })
+      .filter((params) => !Object.hasOwn(params, '_meta'));
+    const shaped = fc
+      .tuple(
+        fc.option(fc.oneof(hostileString, fc.integer(), fc.constant(Number.MAX_SAFE_INTEGER))),
+        hostileString,
+        fc.option(noMeta),
+      )
+      .map(([id, method, params]) => {
+        const message: Record<string, unknown> = { jsonrpc: '2.0' };
+        if (id !== null) message.id = id;
+        message.method = method;
+        if (params !== null) message.params = params;
+        return message as unknown as JsonRpcMessage;
+      });
+    const meta = prepareMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'na\u2028mé', version: '1' } });
+    fc.assert(
+      fc.property(shaped, fc.boolean(), (input, withMeta) => {
+        const params = (input as { params?: object }).params;
+        const expected = withMeta ? { ...input, params: { ...params, _meta: meta.value } } : input;
+        const line = serializeLine(input, withMeta ? meta : undefined);
+        assert.equal(line.text, `${escapeBreaks(JSON.stringify(expected))}\n`);
+        assert.equal(line.bytes, Buffer.byteLength(line.text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   test('an ASCII line, and lines whose only non-ASCII characters are the escaped line breaks, count their bytes', () => {
     for (const text of ['plain', 'a\u2028b', '\u0085', 'é\u2029😀', '\ud800']) {
       const line = serializeLine({ jsonrpc: '2.0', method: 'm', params: { text } });
