@@ -179,7 +179,8 @@ async function chooseSession(connection: Connection, context: SessionContext, op
       eraStep(context.name, 'probe', `initialize failed (${error.message}); probing again`);
     }
   }
-  return probe(connection, context, options);
+  // Awaited: an async function returning a promise takes two more microtask turns to settle.
+  return await probe(connection, context, options);
 }
 
 async function probe(
@@ -218,7 +219,7 @@ async function probe(
     return legacyOrLateModern(connection, context, options, started.id, answer);
   }
   const outcome = classifyProbe(first, requested, options.discovery.probeErrorMeansLegacy);
-  return followOutcome(connection, context, options, outcome, true);
+  return await followOutcome(connection, context, options, outcome, true);
 }
 
 async function followOutcome(
@@ -443,15 +444,20 @@ async function legacyOrLateModern(
 /** How long, at least, a late DiscoverResult waits for the answer to the `initialize` behind it. */
 const LATE_INITIALIZE_GRACE = 1000;
 
-/** The promise's value, or undefined if it takes longer than `ms`. */
 /** `promise`, or undefined after `ms` of the connection's clock (which stops while the user is asked to consent). */
-async function withTimeout<T>(
-  connection: Connection,
-  promise: Promise<T>,
-  ms: number,
-): Promise<T | undefined> {
-  const delay = connection.clock.delay(ms);
-  const result = await Promise.race([promise, delay.promise]);
-  delay.clear();
-  return result;
+function withTimeout<T>(connection: Connection, promise: Promise<T>, ms: number): Promise<T | undefined> {
+  // One promise settled by whichever comes first (no race, no promise of its own for the delay).
+  return new Promise<T | undefined>((resolve, reject) => {
+    const timer = connection.clock.setTimeout(() => resolve(undefined), ms);
+    promise.then(
+      (value) => {
+        timer.clear();
+        resolve(value);
+      },
+      (error: unknown) => {
+        timer.clear();
+        reject(error);
+      },
+    );
+  });
 }
