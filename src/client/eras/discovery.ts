@@ -190,27 +190,28 @@ async function probe(
 ): Promise<Session> {
   const requested = LATEST_MODERN_VERSION;
   eraStep(context.name, 'probe', `probing the era: server/discover (${requested})`);
+  const silenceMeansLegacy = options.discovery.probeTimeoutMeansLegacy;
   const started = connection.start(
     'server/discover',
     { _meta: modernMeta(context, requested) },
-    // The probe is never cancelled on the wire (a legacy server wants initialize first) and is
-    // kept alive past probeTimeout, so a late DiscoverResult can still win.
-    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY },
+    // The probe is never cancelled on the wire (a legacy server wants initialize first). Where
+    // silence means legacy (stdio) it is kept alive past probeTimeout, so a late DiscoverResult can
+    // still win; elsewhere (HTTP) silence is a failure, and the connection times the probe out as
+    // any request (a RequestTimeoutError, on its shared timer lane: no timer of the probe's own).
+    { cancelOnWire: false, timeout: silenceMeansLegacy ? Number.POSITIVE_INFINITY : options.probeTimeout },
   );
   const answer = started.promise.then(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
   );
-  const first = (await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
+  const first = silenceMeansLegacy
+    ? ((await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT)
+    : await answer;
   if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
     if (options.discovery.closeDuringProbeMeansLegacy) throw new ProbeExitError(first.error);
     throw first.error;
   }
   if (first === PROBE_TIMED_OUT) {
-    if (!options.discovery.probeTimeoutMeansLegacy) {
-      connection.abandon(started.id, new Error('the probe timed out'));
-      throw new RequestTimeoutError('server/discover', options.probeTimeout, { server: context.name });
-    }
     eraStep(
       context.name,
       'timeout',
@@ -218,6 +219,7 @@ async function probe(
     );
     return legacyOrLateModern(connection, context, options, started.id, answer);
   }
+  if ('error' in first && first.error instanceof RequestTimeoutError) throw first.error;
   const outcome = classifyProbe(first, requested, options.discovery.probeErrorMeansLegacy);
   return await followOutcome(connection, context, options, outcome, true);
 }

@@ -218,13 +218,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     this.#secrets = secrets;
     this.#requester = new Requester(this.#deps, {
-      origin: this.#options.url.origin,
+      endpoint: this.#options.url,
       baseHeaders,
       secrets,
       headersTimeout: this.#options.headersTimeout,
       server: this.#name,
       env: this.#env,
-      ...(auth ? { auth } : {}),
+      auth,
     });
     this.#state = 'open';
   }
@@ -505,7 +505,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #deliverJson(body: Buffer | string, exchange: Exchange | undefined, success: boolean): boolean {
     let value: unknown;
     try {
-      value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+      // toString() with no argument is Buffer's own UTF-8 fast path (no encoding lookup).
+      value = JSON.parse(typeof body === 'string' ? body : body.toString());
     } catch {
       return false;
     }
