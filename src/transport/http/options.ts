@@ -96,7 +96,11 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Validates HttpOptions in one pass; every problem throws ConfigError naming the key. */
 export function resolveHttpOptions(raw: unknown, prefix = ''): ResolvedHttpOptions {
-  const input = ownProperties(raw, prefix);
+  return resolveHttpSnapshot(ownProperties(raw, prefix), prefix);
+}
+
+/** resolveHttpOptions on a spec's own properties already copied (a Client's transport spec). */
+export function resolveHttpSnapshot(input: Record<string, unknown>, prefix: string): ResolvedHttpOptions {
   rejectUnknownKeys(input, HTTP_KEYS, prefix, { endpoint: 'url', insecure: 'allowInsecure' });
   const type = input.type;
   if (type !== undefined && type !== 'http') {
