@@ -89,6 +89,39 @@ describe('conduit-mcp and OAuth', () => {
     });
   }
 
+  test('servers/tools --config: a server waiting for consent says how to log in; after --server logs in, it is ready from the same token file', async () => {
+    const { auth, mcp } = await protectedServer('v1');
+    const home = temporaryDirectory();
+    const env = { ...process.env, XDG_CONFIG_HOME: home };
+    const config = path.join(temporaryDirectory(), 'mcp.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { remote: { type: 'http', url: mcp.server.url, oauth: {} } } }),
+    );
+    const hint = `conduit-mcp: remote needs your authorization: run conduit-mcp tools --config ${config} --server remote to log in`;
+
+    const before = await run(['servers', '--config', config], { env });
+    assert.notEqual(before.code, 0, 'a server not ready fails the listing');
+    assert.match(before.stdout, /^\s*remote\s+needs_auth\s+-\s+-\s+waits for your consent \(see below\)$/m);
+    assert.ok(before.stderr.includes(hint), before.stderr);
+    const toolsBefore = await run(['tools', '--config', config], { env });
+    assert.ok(toolsBefore.stderr.includes(hint), toolsBefore.stderr);
+    assert.doesNotMatch(toolsBefore.stderr, /remote is needs_auth/);
+    assert.equal(auth.tokenRequests().length, 0, 'a listing never asks for consent');
+
+    const login = await withConsent(['tools', '--config', config, '--server', 'remote'], env);
+    assert.equal(login.finished.code, 0, login.finished.stderr);
+
+    const after = await run(['servers', '--config', config], { env });
+    assert.equal(after.code, 0, after.stderr);
+    assert.match(after.stdout, /^\s*remote\s+ready\s/m);
+    assert.doesNotMatch(after.stderr, /needs your authorization/);
+    const tools = await run(['tools', '--config', config], { env });
+    assert.equal(tools.code, 0, tools.stderr);
+    assert.match(tools.stdout, /remote__echo/);
+    assert.equal(auth.tokenRequests('authorization_code').length, 1, 'one consent for all three runs');
+  });
+
   test('--connect-timeout stands still while the user is in the browser; a refused consent is an AuthError, exit 1', async () => {
     const { mcp } = await protectedServer('v2');
     const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
