@@ -64,6 +64,7 @@ function safeEmit(this: EventEmitter, event: string | symbol, first?: unknown, s
     callListener(this, one, args);
     return true;
   }
+  if (one === undefined) return false; // no listener: no list to copy
   const listeners = this.rawListeners(event) as Listener[];
   if (listeners.length === 0) return false;
   for (const listener of listeners) callListener(this, listener, args);

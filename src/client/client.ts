@@ -144,7 +144,8 @@ export class Client extends SafeEmitter<ClientEvents> {
       clientInfo: this.#options.clientInfo,
       handlers,
       capabilities: capabilitiesFor(handlers, {
-        ...this.#options,
+        elicitationModes: this.#options.elicitationModes,
+        samplingTools: this.#options.samplingTools,
         rootsListChanged: this.#roots !== undefined,
       }),
       elicitationModes: this.#options.elicitationModes,

@@ -65,15 +65,6 @@ export class PausableClock {
     if (held) for (const timer of held) timer.resumeHeld();
   }
 
-  /** A promise that resolves with undefined after `ms` of running time. */
-  delay(ms: number): { promise: Promise<undefined>; clear(): void } {
-    let timer: PausableTimer | undefined;
-    const promise = new Promise<undefined>((resolve) => {
-      timer = this.setTimeout(() => resolve(undefined), ms);
-    });
-    return { promise, clear: () => timer?.clear() };
-  }
-
   /** Keeps a timer that came due while paused until resume. */
   hold(timer: Resumable): void {
     this.#held ??= new Set();

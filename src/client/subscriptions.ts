@@ -126,6 +126,8 @@ export class Subscriptions {
       }
       return;
     }
+    // Nothing wanted (no list listener, no resource subscribed): no stream to open, nothing to sync.
+    if (!this.#lists?.size && !this.#uris?.size) return;
     // A failure was reported as a warning where the stream failed.
     this.#sync().catch(() => {});
   }
