@@ -58,13 +58,13 @@ function safeEmit(this: EventEmitter, event: string | symbol, first?: unknown, s
     }
     return true;
   }
+  if (one === undefined) return false; // no listener: no list to copy
   // biome-ignore lint/complexity/noArguments: the rare case, copied only here
   const args: unknown[] = Array.prototype.slice.call(arguments, 1);
   if (typeof one === 'function') {
     callListener(this, one, args);
     return true;
   }
-  if (one === undefined) return false; // no listener: no list to copy
   const listeners = this.rawListeners(event) as Listener[];
   if (listeners.length === 0) return false;
   for (const listener of listeners) callListener(this, listener, args);
