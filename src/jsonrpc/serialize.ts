@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { JsonObject, JsonRpcMessage } from './messages.js';
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from './messages.js';
 
 // Line breaks JSON.stringify leaves raw: U+2028 and U+2029 end a line for JavaScript, and they and
 // U+0085 (NEL) do for Python's str.splitlines, so a reader splitting on them would cut the message.
