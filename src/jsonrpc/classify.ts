@@ -71,8 +71,45 @@ export function classify(value: unknown): Classified {
   return invalid('neither a request, a notification nor a response (no "method", "result" or "error")');
 }
 
+const RESPONSE_HEAD = '{"jsonrpc":"2.0","id":';
+const RESULT_KEY = ',"result":';
+
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+
+/**
+ * A success response with an integer id written as most servers write one, this very text
+ * `{"jsonrpc":"2.0","id":<integer>,"result":<value>}`: only the value goes through JSON.parse,
+ * and the envelope needs no classification. If the value parses, the whole line is exactly that
+ * object (three keys, no others), which the full path would classify as this response. Undefined
+ * for any other line (spacing, key order, another id, a value that does not parse), which takes
+ * the full path.
+ */
+function plainResponse(line: string): Classified | undefined {
+  if (!line.startsWith(RESPONSE_HEAD) || line.charCodeAt(line.length - 1) !== 0x7d) return undefined;
+  const start = RESPONSE_HEAD.length;
+  let end = line.charCodeAt(start) === 0x2d ? start + 1 : start; // a minus sign
+  // A JSON integer: 0, or a digit 1-9 and more digits (no leading zero).
+  if (line.charCodeAt(end) === 0x30) end++;
+  else if (isDigit(line.charCodeAt(end))) {
+    do end++;
+    while (isDigit(line.charCodeAt(end)));
+  } else return undefined;
+  if (!line.startsWith(RESULT_KEY, end)) return undefined;
+  const id = Number(line.slice(start, end));
+  if (!Number.isSafeInteger(id)) return undefined;
+  let result: unknown;
+  try {
+    result = JSON.parse(line.slice(end + RESULT_KEY.length, -1));
+  } catch {
+    return undefined;
+  }
+  return { kind: 'response', message: { jsonrpc: '2.0', id, result } };
+}
+
 /** JSON.parse, then classify; a line that is not JSON is invalid with the parser's reason. */
 export function parseMessage(line: string): Classified {
+  const response = plainResponse(line);
+  if (response !== undefined) return response;
   let value: unknown;
   try {
     value = JSON.parse(line);
