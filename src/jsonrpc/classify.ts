@@ -87,23 +87,26 @@ const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 function plainResponse(line: string): Classified | undefined {
   if (!line.startsWith(RESPONSE_HEAD) || line.charCodeAt(line.length - 1) !== 0x7d) return undefined;
   const start = RESPONSE_HEAD.length;
-  let end = line.charCodeAt(start) === 0x2d ? start + 1 : start; // a minus sign
-  // A JSON integer: 0, or a digit 1-9 and more digits (no leading zero).
-  if (line.charCodeAt(end) === 0x30) end++;
-  else if (isDigit(line.charCodeAt(end))) {
-    do end++;
-    while (isDigit(line.charCodeAt(end)));
+  let end = start;
+  const negative = line.charCodeAt(end) === 0x2d;
+  if (negative) end++;
+  // A JSON integer: 0, or a digit 1-9 and more digits (no leading zero), read as it is scanned.
+  let code = line.charCodeAt(end);
+  let id = code - 0x30;
+  if (id === 0) end++;
+  else if (id >= 1 && id <= 9) {
+    for (code = line.charCodeAt(++end); isDigit(code); code = line.charCodeAt(++end))
+      id = id * 10 + code - 0x30;
   } else return undefined;
-  if (!line.startsWith(RESULT_KEY, end)) return undefined;
-  const id = Number(line.slice(start, end));
-  if (!Number.isSafeInteger(id)) return undefined;
+  // Up to 15 digits the sum is exact and a safe integer; longer ids take the full path.
+  if (end - start - (negative ? 1 : 0) > 15 || !line.startsWith(RESULT_KEY, end)) return undefined;
   let result: unknown;
   try {
     result = JSON.parse(line.slice(end + RESULT_KEY.length, -1));
   } catch {
     return undefined;
   }
-  return { kind: 'response', message: { jsonrpc: '2.0', id, result } };
+  return { kind: 'response', message: { jsonrpc: '2.0', id: negative ? -id : id, result } };
 }
 
 /** JSON.parse, then classify; a line that is not JSON is invalid with the parser's reason. */
