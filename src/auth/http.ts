@@ -82,11 +82,21 @@ export function checkOAuthUrl(value: unknown, what: string, step: AuthStep, cont
   );
 }
 
+/**
+ * The signal of one OAuth request: aborted after the flow's time limit, or at once when the
+ * transport closes, so that a closed client leaves no discovery, registration or token request
+ * running behind it.
+ */
+export function requestSignal(context: AuthContext): AbortSignal {
+  const timeout = AbortSignal.timeout(context.requestTimeout);
+  return context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
+}
+
 /** Options for every oauth4webapi call to `url`: the time limit, and http: only for loopback. */
 export function requestOptions(oauth: OAuth, url: string | URL, context: AuthContext) {
   const target = typeof url === 'string' ? new URL(url) : url;
   return {
-    signal: AbortSignal.timeout(context.requestTimeout),
+    signal: requestSignal(context),
     [oauth.customFetch]: context.fetch,
     [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackName(target.hostname),
   };
@@ -116,15 +126,18 @@ export async function fetchDocument(
       headers: { accept: 'application/json', ...init.headers },
       body: init.body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(context.requestTimeout),
+      signal: requestSignal(context),
     });
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError';
+    const request = `${init.method ?? 'GET'} ${displayUrl(url)}`;
     throw new AuthError(
       step,
-      timedOut
-        ? `${init.method ?? 'GET'} ${displayUrl(url)} got no answer within ${context.requestTimeout} ms`
-        : `${init.method ?? 'GET'} ${displayUrl(url)} failed: ${describeNetworkError(error)}`,
+      context.signal?.aborted
+        ? `${request} stopped: the client closed`
+        : timedOut
+          ? `${request} got no answer within ${context.requestTimeout} ms`
+          : `${request} failed: ${describeNetworkError(error)}`,
       { server: context.server },
     );
   }

@@ -64,7 +64,8 @@ export interface OAuthOptions {
 
 export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer';
 
-const GRANTS: readonly OAuthGrant[] = ['authorization_code', 'client_credentials', 'jwt_bearer'];
+/** Every grant the client can use, for the checks of the config loader and the command too. */
+export const OAUTH_GRANTS: readonly OAuthGrant[] = ['authorization_code', 'client_credentials', 'jwt_bearer'];
 
 export interface ResolvedOAuthOptions {
   readonly grant: OAuthGrant;
@@ -114,7 +115,7 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
   const input = ownProperties(raw, prefix);
   rejectUnknownKeys(input, KEYS, prefix, { client_id: 'clientId', client_secret: 'clientSecret' });
   const grant = (input.grant ?? 'authorization_code') as OAuthGrant;
-  if (!GRANTS.includes(grant)) {
+  if (!OAUTH_GRANTS.includes(grant)) {
     throw new ConfigError(
       at(prefix, 'grant'),
       `${at(prefix, 'grant')} must be 'authorization_code', 'client_credentials' or 'jwt_bearer', got ${describe(grant)}`,

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { OAuthOptions } from '../auth/options.js';
+import { OAUTH_GRANTS, type OAuthGrant, type OAuthOptions } from '../auth/options.js';
 import { FileTokenStore } from '../auth/token-store.js';
 import { ConfigError } from '../errors.js';
 import { Secret } from '../secret.js';
@@ -40,7 +40,6 @@ const STRING_KEYS = [
 type StringKey = (typeof STRING_KEYS)[number];
 const SECRET_KEYS: ReadonlySet<string> = new Set(['clientSecret', 'privateKey', 'assertion']);
 const NUMBER_KEYS = ['authorizationTimeout', 'requestTimeout'] as const;
-const GRANTS = ['authorization_code', 'client_credentials', 'jwt_bearer'];
 /** Keys other hosts write that have no conduit-mcp setting: named in the warnings, not refused. */
 const IGNORED: Record<string, string> = {
   authServerMetadataUrl:
@@ -87,7 +86,7 @@ export function readOAuth(raw: unknown, key: string, { file, text, warnings }: R
     if (input[name] !== undefined) strings.push([name, text(input[name], `${key}.${name}`)]);
   }
   const grant = input.grant;
-  if (grant !== undefined && !GRANTS.includes(grant as string)) {
+  if (grant !== undefined && !OAUTH_GRANTS.includes(grant as OAuthGrant)) {
     fail(
       `${key}.grant`,
       `must be "authorization_code", "client_credentials" or "jwt_bearer", got ${describe(grant)}`,

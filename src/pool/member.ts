@@ -1,3 +1,4 @@
+import { MemoryTokenStore } from '../auth/token-store.js';
 import { Client } from '../client/client.js';
 import type { ClientOptions } from '../client/options.js';
 import type { ReadyEvent, ReconnectingEvent } from '../client/supervisor.js';
@@ -116,6 +117,8 @@ export class PoolMember {
   #runs = 0;
   /** A plain object, not a Map: a one-entry Map's table is about 250 bytes more per server. */
   readonly #lists: { [K in ListKind]?: ListCache } = {};
+  /** OAuth without a store of the host's: one in memory for every Client of this member. */
+  #tokens: MemoryTokenStore | undefined;
 
   constructor(setup: MemberSetup) {
     this.#setup = setup;
@@ -249,7 +252,7 @@ export class PoolMember {
   }
 
   #create(options: ClientOptions): Client {
-    const client = new Client(this.#withConsentWatch(options));
+    const client = new Client(this.#withMemberAuth(options));
     this.#client = client;
     owners.set(client, this);
     // One function per event shared by every member (it finds its member through the Client), not
@@ -271,29 +274,38 @@ export class PoolMember {
   }
 
   /**
-   * An HTTP server with OAuth whose consent the host asks for through `onAuthorizationUrl`: the
-   * pool wraps that callback, so the server is `needs_auth` from the call until the user's answer
-   * (the URL the callback returns, or the redirect the loopback listener catches: the next ready or
+   * OAuth options as this member's Clients get them. Without a `store` of the host's, every
+   * Client of the member shares one in memory, so that restart() (a new Client) keeps the tokens
+   * and the registration instead of asking the user again. With `onAuthorizationUrl`, the pool
+   * wraps that callback: the server is `needs_auth` from the call until the user's answer (the URL
+   * the callback returns, or the redirect the loopback listener catches: the next ready or
    * failure), and `connect()` no longer waits for it.
    */
-  #withConsentWatch(options: ClientOptions): ClientOptions {
+  #withMemberAuth(options: ClientOptions): ClientOptions {
     // Unchecked here: the Client validates the options and names any problem.
     const transport = options.transport as { type?: unknown; auth?: unknown } | undefined;
-    const auth = transport?.auth as { onAuthorizationUrl?: unknown } | undefined;
-    if (transport?.type !== 'http' || typeof auth?.onAuthorizationUrl !== 'function') return options;
-    const ask = auth.onAuthorizationUrl as (this: unknown, url: URL) => Promise<string | URL | undefined>;
-    const run = this.#runs;
-    const onAuthorizationUrl = async (url: URL) => {
-      if (run === this.#runs) this.#consentPending(url);
-      const back = await ask.call(auth, url);
-      // A URL back is the user's answer; nothing back means the loopback listener waits for it.
-      if (back !== undefined && run === this.#runs) this.#consentGiven();
-      return back;
-    };
-    return {
-      ...options,
-      transport: { ...transport, auth: { ...auth, onAuthorizationUrl } },
-    } as ClientOptions;
+    const given = transport?.auth;
+    if (transport?.type !== 'http' || typeof given !== 'object' || given === null || 'bearer' in given) {
+      return options;
+    }
+    const auth = given as { onAuthorizationUrl?: unknown; store?: unknown };
+    if (auth.store === undefined) this.#tokens ??= new MemoryTokenStore();
+    const store = auth.store ?? this.#tokens;
+    let onAuthorizationUrl = auth.onAuthorizationUrl;
+    if (typeof onAuthorizationUrl === 'function') {
+      const ask = onAuthorizationUrl as (this: unknown, url: URL) => Promise<string | URL | undefined>;
+      const run = this.#runs;
+      onAuthorizationUrl = async (url: URL) => {
+        if (run === this.#runs) this.#consentPending(url);
+        const back = await ask.call(auth, url);
+        // A URL back is the user's answer; nothing back means the loopback listener waits for it.
+        if (back !== undefined && run === this.#runs) this.#consentGiven();
+        return back;
+      };
+    }
+    const withHooks =
+      onAuthorizationUrl === undefined ? { ...auth, store } : { ...auth, store, onAuthorizationUrl };
+    return { ...options, transport: { ...transport, auth: withHooks } } as ClientOptions;
   }
 
   #consentPending(url: URL): void {

@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthError } from '../../src/index.js';
 import { call, headlessConsent, provider } from '../helpers/auth.js';
-import { paths, setup } from '../helpers/auth-setup.js';
-
-async function authError(promise: Promise<unknown>): Promise<AuthError> {
-  const error = await promise.then(
-    () => assert.fail('resolved; an AuthError was expected'),
-    (reason: unknown) => reason,
-  );
-  assert.ok(error instanceof AuthError, String(error));
-  return error;
-}
+import { authError, paths, setup } from '../helpers/auth-setup.js';
 
 test('an authorization server that does not advertise PKCE (or not S256) is refused before the user is sent there', async () => {
   for (const methods of [null, ['plain']]) {

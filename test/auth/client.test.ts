@@ -183,7 +183,7 @@ test('client_credentials through the Client: no user, the token on every request
   assert.equal(auth.requests.filter((r) => r.path === '/authorize').length, 0);
 });
 
-test('close() during client registration: the user is never sent to the browser', async () => {
+test('close() during client registration: the request is aborted and the user is never sent to the browser', async () => {
   const auth = await startAuthServer({ registrationDelay: 400 });
   closeLater(auth.close);
   const mcp = await startProtectedMcp(auth, 'v1', {});
@@ -202,7 +202,10 @@ test('close() during client registration: the user is never sent to the browser'
   );
   await client.close();
   await connecting;
-  await sleep(800); // the registration answer arrives after the close
+  const registration = auth.requests.find((r) => r.path === '/register')!;
+  for (let i = 0; i < 30 && !registration.abandoned; i++) await sleep(10);
+  assert.ok(registration.abandoned, 'the registration request was aborted by close(), not left to run');
+  await sleep(800); // the registration answer would have arrived by now
   assert.equal(auth.requests.filter((r) => r.path === '/register').length, 1);
   assert.deepEqual(shown, [], 'no authorization URL after close()');
 });

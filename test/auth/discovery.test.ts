@@ -2,18 +2,14 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { AuthError, MemoryTokenStore, Secret } from '../../src/index.js';
+import { type AuthError, MemoryTokenStore, Secret } from '../../src/index.js';
 import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { startProtectedResource } from '../fixtures/auth/protected-resource.js';
 import { browserConsent, call, headlessConsent, provider } from '../helpers/auth.js';
-import { closeLater, paths, setup } from '../helpers/auth-setup.js';
+import { authError, closeLater, paths, sameOriginSetup, setup } from '../helpers/auth-setup.js';
 
 async function rejectsAuth(promise: Promise<unknown>, step: string, pattern: RegExp): Promise<AuthError> {
-  const error = await promise.then(
-    () => assert.fail('resolved; an AuthError was expected'),
-    (reason: unknown) => reason,
-  );
-  assert.ok(error instanceof AuthError, String(error));
+  const error = await authError(promise);
   assert.equal(error.step, step);
   assert.equal(error.code, 'CONDUIT_AUTH');
   assert.match(error.message, pattern);
@@ -149,16 +145,7 @@ test('a PRM URL that redirects to a foreign origin is not followed', async () =>
 });
 
 test('2025-03-26: no PRM; metadata at the MCP origin is used', async () => {
-  const auth = await startAuthServer({});
-  const rs = await startProtectedResource({
-    prm: 'none',
-    authorizationServers: () => [],
-    validate: (t) => auth.accessTokens.get(t)?.scope,
-    extra: auth.handler,
-  });
-  auth.adopt(rs.origin);
-  closeLater(auth.close);
-  closeLater(rs.close);
+  const { auth, rs } = await sameOriginSetup();
   assert.equal((await call(provider(rs.url, { onAuthorizationUrl: headlessConsent }), rs.url)).status, 200);
   assert.deepEqual(paths(auth), [
     ...LEGACY_PROBES,
@@ -170,16 +157,7 @@ test('2025-03-26: no PRM; metadata at the MCP origin is used', async () => {
 });
 
 test('2025-03-26: no PRM and no metadata; the default /register, /authorize and /token of the MCP origin', async () => {
-  const auth = await startAuthServer({ metadataAt: [] });
-  const rs = await startProtectedResource({
-    prm: 'none',
-    authorizationServers: () => [],
-    validate: (t) => auth.accessTokens.get(t)?.scope,
-    extra: auth.handler,
-  });
-  auth.adopt(rs.origin);
-  closeLater(auth.close);
-  closeLater(rs.close);
+  const { auth, rs } = await sameOriginSetup({ metadataAt: [] });
   assert.equal((await call(provider(rs.url, { onAuthorizationUrl: headlessConsent }), rs.url)).status, 200);
   assert.deepEqual(paths(auth), [
     ...LEGACY_PROBES,
@@ -313,16 +291,11 @@ for (const [what, issuer, ok] of [
 ] as const) {
   test(`2025-03-26 metadata at the MCP origin's root, ${what}`, async () => {
     // 2025-03-26 predates RFC 9207 in MCP: no iss in the redirect.
-    const auth = await startAuthServer({ metadataIssuer: issuer, issSupported: null, issInRedirect: 'omit' });
-    const rs = await startProtectedResource({
-      prm: 'none',
-      authorizationServers: () => [],
-      validate: (t) => auth.accessTokens.get(t)?.scope,
-      extra: auth.handler,
+    const { auth, rs } = await sameOriginSetup({
+      metadataIssuer: issuer,
+      issSupported: null,
+      issInRedirect: 'omit',
     });
-    auth.adopt(rs.origin);
-    closeLater(auth.close);
-    closeLater(rs.close);
     const answer = call(provider(rs.url, { onAuthorizationUrl: headlessConsent }), rs.url);
     if (ok) assert.equal((await answer).status, 200);
     else await rejectsAuth(answer, 'discovery', /issuer/);

@@ -17,17 +17,8 @@ import { AuthError } from '../../src/index.js';
 import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { startProtectedResource } from '../fixtures/auth/protected-resource.js';
 import { call, headlessConsent, provider } from '../helpers/auth.js';
-import { closeLater, setup } from '../helpers/auth-setup.js';
+import { authError, closeLater, sameOriginSetup, setup } from '../helpers/auth-setup.js';
 import { plainServer } from '../helpers/http.js';
-
-async function authError(promise: Promise<unknown>): Promise<AuthError> {
-  const error = await promise.then(
-    () => assert.fail('resolved; an AuthError was expected'),
-    (reason: unknown) => reason,
-  );
-  assert.ok(error instanceof AuthError, String(error));
-  return error;
-}
 
 test('private, loopback and link-local addresses, IPv4, IPv6 and IPv4-mapped, are recognised', () => {
   for (const address of [
@@ -156,16 +147,7 @@ test('the connection-time check: a name that resolves to a private address is re
 });
 
 test('the endpoint\u2019s own origin is never refused: a local server that is its own authorization server works without the allowance', async () => {
-  const auth = await startAuthServer({});
-  const rs = await startProtectedResource({
-    prm: 'none',
-    authorizationServers: () => [],
-    validate: (t) => auth.accessTokens.get(t)?.scope,
-    extra: auth.handler,
-  });
-  auth.adopt(rs.origin);
-  closeLater(auth.close);
-  closeLater(rs.close);
+  const { rs } = await sameOriginSetup();
   const p = provider(rs.url, { onAuthorizationUrl: headlessConsent, allowPrivateNetwork: false });
   assert.equal((await call(p, rs.url)).status, 200);
 });

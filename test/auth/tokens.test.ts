@@ -5,18 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthError, FileTokenStore, MemoryTokenStore, Secret } from '../../src/index.js';
+import { FileTokenStore, MemoryTokenStore, Secret } from '../../src/index.js';
 import { call, headlessConsent, provider } from '../helpers/auth.js';
-import { paths, setup } from '../helpers/auth-setup.js';
-
-async function authError(promise: Promise<unknown>): Promise<AuthError> {
-  const error = await promise.then(
-    () => assert.fail('resolved; an AuthError was expected'),
-    (reason: unknown) => reason,
-  );
-  assert.ok(error instanceof AuthError, String(error));
-  return error;
-}
+import { authError, paths, setup } from '../helpers/auth-setup.js';
 
 test('a hundred concurrent first requests cause one authorization', async () => {
   const { auth, rs } = await setup();

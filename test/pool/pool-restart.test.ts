@@ -138,6 +138,44 @@ test('restart(name) after needs_auth asks for consent again; once given, the ser
   assert.equal(textOf(await pool.callTool({ name: 'remote__echo', arguments: { text: 'hi' } })), 'hi');
 });
 
+test('restart(name) of a ready OAuth server without a store keeps its tokens: the user is not asked again', async () => {
+  const { auth, mcp } = await protectedServer();
+  let asked = 0;
+  await using pool = new ClientPool({
+    servers: {
+      remote: {
+        transport: {
+          type: 'http',
+          url: mcp.server.url,
+          auth: {
+            onAuthorizationUrl: async (url) => {
+              asked++;
+              return headlessConsent(url);
+            },
+          },
+        },
+      },
+    },
+  });
+  await pool.connect(); // resolves at needs_auth: consent does not hold it
+  await waitFor(() => stateOf(pool, 'remote').state === 'ready', 'remote ready after consent');
+  assert.equal(asked, 1);
+  const registrations = auth.requests.filter((r) => r.path === '/register').length;
+  const tokens = auth.tokenRequests().length;
+  const restarting = pool.restart('remote');
+  await restarting;
+  await waitFor(() => stateOf(pool, 'remote').state === 'ready', 'remote ready after the restart');
+  assert.equal(stateOf(pool, 'remote').restarts, 1);
+  assert.equal(asked, 1, 'the user was not asked again');
+  assert.equal(
+    auth.requests.filter((r) => r.path === '/register').length,
+    registrations,
+    'no new registration',
+  );
+  assert.equal(auth.tokenRequests().length, tokens, 'the token held was used, none asked for');
+  assert.equal(textOf(await pool.callTool({ name: 'remote__echo', arguments: { text: 'hi' } })), 'hi');
+});
+
 test('restart(name): an unknown name, a disabled server and a closed pool are refused, naming the fix', async () => {
   const pool = new ClientPool({
     servers: { on: { transport: named(['echo']) }, off: { transport: named(['echo']), disabled: true } },
