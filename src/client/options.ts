@@ -146,7 +146,10 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
     handlers: normalizeHandlers(input.handlers ?? {}),
     cache: booleanOption(input.cache ?? true, 'cache'),
-    elicitationModes: normalizeElicitationModes(input.elicitationModes ?? ['form']),
+    elicitationModes:
+      input.elicitationModes === undefined
+        ? DEFAULT_ELICITATION_MODES
+        : normalizeElicitationModes(input.elicitationModes),
     samplingTools: booleanOption(input.samplingTools ?? false, 'samplingTools'),
     validateSchema: normalizeValidator(input.validateSchema),
     roots: input.roots === undefined ? undefined : normalizeRootsOption(input.roots, input.handlers),
@@ -224,6 +227,9 @@ function normalizeHandlers(value: unknown): ClientHandlers {
   }
   return { ...input } as ClientHandlers;
 }
+
+/** The default, one frozen array shared by every Client. */
+const DEFAULT_ELICITATION_MODES: readonly ElicitationMode[] = Object.freeze(['form']);
 
 function normalizeElicitationModes(value: unknown): readonly ElicitationMode[] {
   if (
