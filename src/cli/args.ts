@@ -77,6 +77,11 @@ export interface CliArguments {
   assertionFile: string | undefined;
   /** OAuth: `--scope` (repeatable). */
   scopes: string[];
+  /**
+   * OAuth consent: `wait` prints the URL and waits for the redirect (the default), `open` also
+   * hands the URL to the system's browser (`--open`), `never` fails at once (`--no-login`).
+   */
+  login: 'wait' | 'open' | 'never';
 }
 
 /** An http(s) URL, which names an HTTP server where a server command would go. */
@@ -94,6 +99,8 @@ export function httpOnlyFlags(cli: CliArguments): string[] {
     cli.grant !== undefined ? '--grant' : '',
     cli.assertionFile !== undefined ? '--assertion-file' : '',
     cli.scopes.length > 0 ? '--scope' : '',
+    cli.login === 'open' ? '--open' : '',
+    cli.login === 'never' ? '--no-login' : '',
   ].filter(Boolean);
 }
 
@@ -154,6 +161,9 @@ the config dir being $XDG_CONFIG_HOME, else ~/.config, or %APPDATA% on Windows; 
   --assertion-file <path> the workload's JWT (e.g. a Kubernetes projected token), read again
                           whenever a token is due, so a rotated file is picked up
   --scope <scope>         ask for this scope (repeatable; default: the server's)
+  --open                  also open the authorization URL in the system's browser
+  --no-login              never ask for consent: fail at once (exit 1) where it would be needed,
+                          e.g. in scripts and CI, where nobody can open the URL
 
 Time and limits:
   --timeout <ms>          per request, restarted by each progress notification (default 60000)
@@ -246,6 +256,8 @@ export const OPTIONS = {
   grant: { type: 'string' },
   'assertion-file': { type: 'string' },
   scope: { type: 'string', multiple: true },
+  open: { type: 'boolean' },
+  'no-login': { type: 'boolean' },
   'pass-env': { type: 'string', multiple: true },
   cwd: { type: 'string' },
   stderr: { type: 'string' },
@@ -406,6 +418,9 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       `--grant takes authorization_code, client_credentials or jwt_bearer, got ${JSON.stringify(grant)}`,
     );
   }
+  if (values.open === true && values['no-login'] === true) {
+    throw new UsageProblem('--open and --no-login contradict each other: keep one of the two');
+  }
   if ((grant === 'jwt_bearer') !== (values['assertion-file'] !== undefined)) {
     throw new UsageProblem(
       grant === 'jwt_bearer'
@@ -476,6 +491,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     grant,
     assertionFile: values['assertion-file'],
     scopes: values.scope ?? [],
+    login: values.open === true ? 'open' : values['no-login'] === true ? 'never' : 'wait',
   };
   if (url === undefined && values.config === undefined) {
     // A config entry's kind is known once it is read (transport-options checks it then).

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import dc from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -84,10 +85,16 @@ export function oauthOptions(
     ...(cli.assertionFile !== undefined ? { assertion: () => readAssertion(cli.assertionFile!) } : {}),
     ...(cli.scopes.length > 0 ? { scopes: cli.scopes } : {}),
     onAuthorizationUrl: async (authorizationUrl: URL) => {
+      if (cli.login === 'never') {
+        throw new Error(
+          `--no-login: ${server} needs your authorization; run the command once without --no-login to log in (the tokens are kept for later runs)`,
+        );
+      }
       wait.set(true);
       output.err(
         `conduit-mcp: ${output.policy.line(server)} needs your authorization: open this URL in a browser (conduit-mcp waits for the redirect):\n  ${output.policy.line(authorizationUrl.href)}`,
       );
+      if (cli.login === 'open') openInBrowser(authorizationUrl, output);
       return undefined;
     },
   };
@@ -121,4 +128,26 @@ function unreadable(file: string): (error: unknown) => never {
       `--assertion-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
     );
   };
+}
+
+/**
+ * `--open`: hands the URL to the system's opener, as one argument of a direct spawn (no shell, so
+ * the query's `&` is data); the command still waits for the redirect as without it. A missing
+ * opener is a note, not a failure: the URL is on stderr already.
+ */
+function openInBrowser(url: URL, output: Output): void {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
+  const [command, ...args] =
+    process.platform === 'darwin'
+      ? ['open']
+      : process.platform === 'win32'
+        ? ['rundll32', 'url.dll,FileProtocolHandler']
+        : ['xdg-open'];
+  const opener = spawn(command!, [...args, url.href], { stdio: 'ignore', detached: true });
+  opener.once('error', (error: NodeJS.ErrnoException) =>
+    output.err(
+      `conduit-mcp: could not open a browser (${command}: ${error.code ?? error.message}); open the URL above yourself`,
+    ),
+  );
+  opener.unref();
 }

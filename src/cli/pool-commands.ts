@@ -6,6 +6,7 @@ import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
 import { oneLine, table, toolsTable } from './render.js';
 import type { TextPolicy } from './sanitize.js';
+import { tokenStoreFor } from './token-files.js';
 
 /** `servers`, and `tools --config` without `--server`: every server of the file, as one pool. */
 export function usesPool(cli: CliArguments): boolean {
@@ -20,6 +21,9 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
   loadCliConfig(file, output.err); // the file's own problems and warnings, once, before anything starts
   await using pool = ClientPool.fromConfigFile(file, {
     input: configInputs(file),
+    // The token files `--server NAME` logs in to (and `logout` clears), so that a server
+    // authorized there is ready here. A listing never waits for a browser: see consentHints.
+    oauth: { store: (_server, url) => tokenStoreFor(url) },
     client: {
       requestTimeout: cli.timeout ?? 60_000,
       reconnect: { maxReconnects: 0 },
@@ -34,16 +38,18 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
     await pool.listTools().catch(() => undefined); // fills the tool counts; a collision is not this command's concern
     const status = pool.status();
     print(() => statusTable(output.policy, status), status.map(statusJson));
+    consentHints(cli, output, status);
     return status.every((s) => s.state === 'ready' || s.state === 'disabled') ? EXIT.ok : EXIT.serverDown;
   }
   const { tools } = await pool.listTools();
   for (const s of pool.status()) {
-    if (s.state !== 'ready' && s.state !== 'disabled') {
+    if (s.state !== 'ready' && s.state !== 'disabled' && s.state !== 'needs_auth') {
       output.err(
         `conduit-mcp: ${s.name} is ${s.state}: ${output.policy.line(s.error?.message ?? 'no error')}`,
       );
     }
   }
+  consentHints(cli, output, pool.status());
   print(
     () => toolsTable(output.policy, tools),
     tools.map(({ name, server, originalName, description, inputSchema }) => ({
@@ -57,6 +63,22 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
   return EXIT.ok;
 }
 
+/** How to authorize each server that waits for a user's consent, in the command's own words. */
+function consentHints(cli: CliArguments, output: Output, status: ServerStatus[]): void {
+  for (const s of status) {
+    if (s.state !== 'needs_auth') continue;
+    const name = output.policy.line(s.name);
+    output.err(
+      `conduit-mcp: ${name} needs your authorization: run conduit-mcp tools --config ${output.policy.line(quoteArgument(cli.config!))} --server ${quoteArgument(name)} to log in (it prints the URL to open), then run this again`,
+    );
+  }
+}
+
+/** An argument as a POSIX shell reads it back: quoted unless it holds only safe characters. */
+function quoteArgument(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
 function statusTable(policy: TextPolicy, status: ServerStatus[]): string {
   return table(
     ['SERVER', 'STATE', 'ERA', 'TOOLS', 'ERROR'],
@@ -65,7 +87,9 @@ function statusTable(policy: TextPolicy, status: ServerStatus[]): string {
       s.state,
       s.era ?? '-',
       s.toolCount === undefined ? '-' : String(s.toolCount),
-      oneLine(policy, s.error?.message ?? '', 100),
+      s.state === 'needs_auth'
+        ? 'waits for your consent (see below)'
+        : oneLine(policy, s.error?.message ?? '', 100),
     ]),
   );
 }

@@ -76,8 +76,12 @@ export interface ConfigOAuthHooks {
     url: URL,
     server: string,
   ) => Promise<string | URL | undefined> | Promise<void>;
-  /** Where tokens are kept for entries without their own `tokenStore` file. @defaultValue one in-memory store per server */
-  readonly store?: TokenStore;
+  /**
+   * Where tokens are kept for entries without their own `tokenStore` file: one store for all of
+   * them, or a function giving each server its own (called with the server's name and URL).
+   * @defaultValue one in-memory store per server
+   */
+  readonly store?: TokenStore | ((server: string, url: string) => TokenStore);
 }
 
 /** Where a pool name leads. */
@@ -453,7 +457,15 @@ function withOAuthHooks(
   hooks: ConfigOAuthHooks | undefined,
 ): ConfigTransport {
   if (transport.type !== 'http' || transport.auth === undefined || hooks === undefined) return transport;
-  const { onAuthorizationUrl, store } = hooks;
+  const { onAuthorizationUrl } = hooks;
+  // A tokenStore file of the entry's own wins; a function is not asked for a store it would lose to.
+  const given = hooks.store;
+  const store =
+    transport.auth.store !== undefined
+      ? undefined
+      : typeof given === 'function'
+        ? given(server, transport.url)
+        : given;
   return {
     ...transport,
     auth: {

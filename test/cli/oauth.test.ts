@@ -4,7 +4,7 @@
 // tokens land in the server's own file under XDG_CONFIG_HOME, the next run needs no consent, and
 // `logout` removes them. Machine to machine: --grant client_credentials with flags.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -88,6 +88,94 @@ describe('conduit-mcp and OAuth', () => {
       );
     });
   }
+
+  test('servers/tools --config: a server waiting for consent says how to log in; after --server logs in, it is ready from the same token file', async () => {
+    const { auth, mcp } = await protectedServer('v1');
+    const home = temporaryDirectory();
+    const env = { ...process.env, XDG_CONFIG_HOME: home };
+    const config = path.join(temporaryDirectory(), 'mcp.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { remote: { type: 'http', url: mcp.server.url, oauth: {} } } }),
+    );
+    const hint = `conduit-mcp: remote needs your authorization: run conduit-mcp tools --config ${config} --server remote to log in`;
+
+    const before = await run(['servers', '--config', config], { env });
+    assert.notEqual(before.code, 0, 'a server not ready fails the listing');
+    assert.match(before.stdout, /^\s*remote\s+needs_auth\s+-\s+-\s+waits for your consent \(see below\)$/m);
+    assert.ok(before.stderr.includes(hint), before.stderr);
+    const toolsBefore = await run(['tools', '--config', config], { env });
+    assert.ok(toolsBefore.stderr.includes(hint), toolsBefore.stderr);
+    assert.doesNotMatch(toolsBefore.stderr, /remote is needs_auth/);
+    assert.equal(auth.tokenRequests().length, 0, 'a listing never asks for consent');
+
+    const login = await withConsent(['tools', '--config', config, '--server', 'remote'], env);
+    assert.equal(login.finished.code, 0, login.finished.stderr);
+
+    const after = await run(['servers', '--config', config], { env });
+    assert.equal(after.code, 0, after.stderr);
+    assert.match(after.stdout, /^\s*remote\s+ready\s/m);
+    assert.doesNotMatch(after.stderr, /needs your authorization/);
+    const tools = await run(['tools', '--config', config], { env });
+    assert.equal(tools.code, 0, tools.stderr);
+    assert.match(tools.stdout, /remote__echo/);
+    assert.equal(auth.tokenRequests('authorization_code').length, 1, 'one consent for all three runs');
+  });
+
+  test('--no-login fails at once where consent is needed, asking nothing; with tokens kept it runs', async () => {
+    const { auth, mcp } = await protectedServer('v1');
+    const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
+    const started = Date.now();
+    const refused = await run(['call', 'echo', '--arg', 'text=hi', '--no-login', mcp.server.url], { env });
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /--no-login: \S+ needs your authorization; run the command once without --no-login to log in/,
+    );
+    assert.doesNotMatch(refused.stderr, URL_LINE);
+    assert.ok(Date.now() - started < 30_000, 'not the 5-minute authorizationTimeout');
+    assert.equal(auth.requests.filter((r) => r.path === '/authorize').length, 0);
+
+    const login = await withConsent(['call', 'echo', '--arg', 'text=hi', mcp.server.url], env);
+    assert.equal(login.finished.code, 0, login.finished.stderr);
+    const later = await run(['call', 'echo', '--arg', 'text=later', '--no-login', mcp.server.url], { env });
+    assert.equal(later.code, 0, later.stderr);
+    assert.equal(later.stdout, 'later\n');
+  });
+
+  test('--open hands the URL to the system opener (direct spawn, the URL one argument); a missing opener is a note', async () => {
+    const { mcp } = await protectedServer('v2');
+    const env = { ...process.env, XDG_CONFIG_HOME: temporaryDirectory() };
+    // A stand-in for xdg-open: records its arguments and, as a browser, follows the URL.
+    const bin = temporaryDirectory();
+    const record = path.join(bin, 'argv.json');
+    const opener = path.join(bin, 'xdg-open');
+    writeFileSync(
+      opener,
+      `#!${process.execPath}\n` +
+        `require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.argv.slice(2)));\n` +
+        'fetch(process.argv[2], { redirect: "follow" }).then((r) => r.text());\n',
+    );
+    chmodSync(opener, 0o755);
+    const opened = await run(['call', 'echo', '--arg', 'text=opened', '--open', mcp.server.url], {
+      env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH}` },
+    });
+    assert.equal(opened.code, 0, opened.stderr);
+    assert.equal(opened.stdout, 'opened\n');
+    const [shown] = URL_LINE.exec(opened.stderr)!.slice(1);
+    const argv = JSON.parse(readFileSync(record, 'utf8')) as string[];
+    assert.deepEqual(argv, [shown], 'one argument: the URL printed, query and all');
+    assert.match(argv[0]!, /[?&]state=/);
+
+    const noOpener = start(['tools', '--open', mcp.server.url], {
+      env: { ...process.env, XDG_CONFIG_HOME: temporaryDirectory(), PATH: temporaryDirectory() },
+    });
+    const [, url] = await noOpener.waitFor(URL_LINE);
+    await noOpener.waitFor(/could not open a browser \(xdg-open: ENOENT\); open the URL above yourself/);
+    await browserConsent(new URL(url!));
+    const done = await noOpener.finished;
+    assert.equal(done.code, 0, done.stderr);
+  });
 
   test('--connect-timeout stands still while the user is in the browser; a refused consent is an AuthError, exit 1', async () => {
     const { mcp } = await protectedServer('v2');
@@ -210,6 +298,9 @@ describe('conduit-mcp and OAuth', () => {
       both.stderr,
       /--scope is for OAuth, and the server's headers already carry an Authorization/,
     );
+    const contradiction = await run(['tools', '--open', '--no-login', url], { env });
+    assert.equal(contradiction.code, 2);
+    assert.match(contradiction.stderr, /--open and --no-login contradict each other: keep one of the two/);
     const badGrant = await run(['tools', '--grant', 'password', url], { env });
     assert.equal(badGrant.code, 2);
     assert.match(

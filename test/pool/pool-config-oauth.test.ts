@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ClientPool, ConfigError, parseConfig, Secret } from '../../src/index.js';
+import { ClientPool, ConfigError, MemoryTokenStore, parseConfig, Secret } from '../../src/index.js';
 import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { headlessConsent } from '../helpers/auth.js';
 import { closeLater } from '../helpers/auth-setup.js';
@@ -73,6 +73,56 @@ test('client_credentials from a config file: the id from ${VAR}, the secret from
   const tokens = path.join(path.dirname(file), 'state/tokens.json');
   assert.equal(statSync(tokens).mode & 0o777, 0o600);
   assert.match(readFileSync(tokens, 'utf8'), /"accessToken"|"access_token"/);
+});
+
+test('oauth.store as a function gives each server its own store, told the name and URL; a tokenStore file still wins', async () => {
+  const auth = await startAuthServer({
+    authMethods: ['client_secret_basic'],
+    clients: [{ id: 'machine', method: 'client_secret_basic', secret: 'machine-secret' }],
+  });
+  closeLater(auth.close);
+  const mcp = await startProtectedMcp(auth, 'v1');
+  const oauth = {
+    grant: 'client_credentials',
+    clientId: 'machine',
+    clientSecret: 'machine-secret',
+    allowPrivateNetwork: true,
+  };
+  const file = writeConfig({
+    mcpServers: {
+      first: { type: 'http', url: mcp.server.url, oauth },
+      second: { type: 'http', url: `${mcp.server.url}?copy=2`, oauth },
+      filed: { type: 'http', url: mcp.server.url, oauth: { ...oauth, tokenStore: { file: 'tokens.json' } } },
+    },
+  });
+  class KindsWritten extends MemoryTokenStore {
+    readonly kinds: string[] = [];
+    override async set(...[key, value]: Parameters<MemoryTokenStore['set']>): Promise<void> {
+      this.kinds.push(value.kind);
+      await super.set(key, value);
+    }
+  }
+  const stores = new Map<string, KindsWritten>();
+  const asked: string[] = [];
+  await using pool = ClientPool.fromConfigFile(file, {
+    oauth: {
+      store: (server, url) => {
+        asked.push(`${server} ${url}`);
+        const store = new KindsWritten();
+        stores.set(server, store);
+        return store;
+      },
+    },
+  });
+  await pool.connect();
+  for (const name of ['first', 'second', 'filed']) {
+    assert.equal(stateOf(pool, name).state, 'ready', String(stateOf(pool, name).error));
+  }
+  assert.deepEqual(asked.sort(), [`first ${mcp.server.url}`, `second ${mcp.server.url}?copy=2`]);
+  for (const name of ['first', 'second']) {
+    assert.deepEqual(stores.get(name)!.kinds, ['tokens'], `${name}'s tokens are in its own store`);
+  }
+  assert.match(readFileSync(path.join(path.dirname(file), 'tokens.json'), 'utf8'), /ccessToken|access_token/);
 });
 
 test('authorization_code from a config file: the host is asked with the server name; callbackPort sets the redirect URL', async () => {
