@@ -135,8 +135,10 @@ export class Subscriptions {
   setListWanted(event: ListChangedEvent, wanted: boolean): void {
     const at = this.#lists?.indexOf(event) ?? -1;
     if (wanted === (at !== -1)) return;
-    if (wanted) (this.#lists ??= []).push(event);
-    else this.#lists!.splice(at, 1);
+    if (wanted) {
+      this.#lists ??= [];
+      this.#lists.push(event);
+    } else this.#lists!.splice(at, 1);
     if (this.#session?.changeNotifications === 'listen') {
       this.#sync().catch(() => {});
     }
