@@ -15,7 +15,12 @@ import { describeParameters } from './tool-arguments.js';
 
 /** One line of at most `max` characters, its control characters shown (or kept, under --raw). */
 export function oneLine(policy: TextPolicy, value: unknown, max = 100): string {
-  const text = policy.line(String(value ?? '').trim());
+  // A summary: line breaks and runs of white space read as one space, not as \x0a escapes.
+  const text = policy.line(
+    String(value ?? '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { oneLine } from '../../src/cli/render.js';
+import { RAW, SAFE } from '../../src/cli/sanitize.js';
 import { buildOnce, CLI_SERVER, run } from '../helpers/cli.js';
 import { temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
@@ -53,6 +55,14 @@ describe('call output', () => {
     assert.match(stdout, /^ {2}slow +ms\*: integer$/m);
     assert.doesNotMatch(stdout, /Echo title/);
   });
+});
+
+test('a one-line summary reads line breaks and runs of white space as one space, with or without --raw; escapes stay escaped', () => {
+  const instructions = '# Title\n\nFirst line.\r\n\tSecond  line.\n';
+  assert.equal(oneLine(SAFE, instructions, 400), '# Title First line. Second line.');
+  assert.equal(oneLine(RAW, instructions, 400), '# Title First line. Second line.');
+  assert.equal(oneLine(SAFE, `a\n${'\u001b'}[2J b`, 400), 'a \\x1b[2J b');
+  assert.equal(oneLine(SAFE, 'x'.repeat(20), 10), `${'x'.repeat(9)}…`);
 });
 
 describe('control characters and escape sequences from the server', () => {
