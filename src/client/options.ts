@@ -232,6 +232,8 @@ function normalizeHandlers(value: unknown): ClientHandlers {
   return { ...input } as ClientHandlers;
 }
 
+/** The default, one frozen array shared by every Client. */
+
 function normalizeElicitationModes(value: unknown): readonly ElicitationMode[] {
   if (
     !Array.isArray(value) ||

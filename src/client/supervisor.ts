@@ -52,22 +52,26 @@ export interface SupervisorEvents extends LifecycleEvents {
   session: [session: Session];
 }
 
+/**
+ * The settings the Supervisor reads: the Client's resolved options, shared as they are (no copy
+ * per client).
+ */
 export interface SupervisorConfig {
-  name: string;
+  readonly name: string;
   /** Creates each process's transport and brings its kind's discovery rules. */
-  transport: ResolvedTransportSpec;
-  protocol: ProtocolMode;
-  probeTimeout: number;
-  requestTimeout: number;
+  readonly transport: ResolvedTransportSpec;
+  readonly protocol: ProtocolMode;
+  readonly probeTimeout: number;
+  readonly requestTimeout: number;
   /** One attempt's deadline: spawn, Secret resolution, probe and handshake. */
-  connectTimeout: number;
-  reconnect: ReconnectPolicy;
-  context: SessionContext;
-  /** Receives every event (one function, not a listener table per client). */
-  onEvent: (event: keyof SupervisorEvents, args: unknown[]) => void;
+  readonly connectTimeout: number;
+  readonly reconnect: ReconnectPolicy;
   /** Legacy: ms between liveness pings; none when undefined. */
-  pingInterval?: number | undefined;
+  readonly pingInterval?: number | undefined;
 }
+
+/** Receives every event (one function, not a listener table per client). */
+export type SupervisorEventSink = (event: keyof SupervisorEvents, args: unknown[]) => void;
 
 /** Failures that starting again cannot heal: reported at once, never retried. */
 export function isPermanentFailure(error: unknown): boolean {
@@ -92,6 +96,8 @@ interface Waiter {
  */
 export class Supervisor {
   readonly #config: SupervisorConfig;
+  readonly #context: SessionContext;
+  readonly #onEvent: SupervisorEventSink;
   #state: ClientState = 'idle';
 
   /** Read through a method so TypeScript does not narrow it across awaits. */
@@ -106,18 +112,26 @@ export class Supervisor {
   /** The last failure (an attempt's error, or the lost connection): the cause of what follows. */
   #lastError: Error | undefined;
   #firstConnect: Promise<void> | undefined;
+  /** Settles the first connect(); dropped once it has settled. */
+  #settleFirst: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  /** Failed attempts in a row (restarts included); reset after `resetAfter` up. */
+  #attempts = 0;
+  /** A strict legacy server that exited at the probe is restarted straight into initialize once. */
+  #restartedAfterProbeExit = false;
   /** Requests waiting for a session; made on the first. */
   #waiters: Set<Waiter> | undefined;
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
   #onStop: Set<() => void> | undefined;
   #stopped = false;
 
-  constructor(config: SupervisorConfig) {
+  constructor(config: SupervisorConfig, context: SessionContext, onEvent: SupervisorEventSink) {
     this.#config = config;
+    this.#context = context;
+    this.#onEvent = onEvent;
   }
 
   #emit<E extends keyof SupervisorEvents>(event: E, ...args: SupervisorEvents[E]): void {
-    this.#config.onEvent(event, args);
+    this.#onEvent(event, args);
   }
 
   get state(): ClientState {
@@ -144,7 +158,8 @@ export class Supervisor {
     if (this.#state === 'closed') return Promise.reject(this.#closedError());
     this.#firstConnect ??= new Promise<void>((resolve, reject) => {
       this.#state = 'connecting';
-      void this.#run(resolve, reject);
+      this.#settleFirst = { resolve, reject };
+      void this.#run();
     });
     return this.#firstConnect;
   }
@@ -201,89 +216,110 @@ export class Supervisor {
     if (!wasIdle) this.#emit('closed', undefined);
   }
 
-  async #run(resolveFirst: () => void, rejectFirst: (error: Error) => void): Promise<void> {
-    let attempt = 0;
-    let restartedAfterProbeExit = false;
-    let first = true;
+  /**
+   * Attempts until a session is ready (after the backoff for `lost`, a connection that was up),
+   * then returns: while ready nothing waits here (no suspended async function per client); the
+   * connection's 'close' starts the next run through #lost.
+   */
+  async #run(lost?: ConnectionClosedError): Promise<void> {
+    if (lost !== undefined && !(await this.#backoff(this.#attempts, lost))) return;
     while (!this.#isClosed()) {
       let session: Session;
       try {
         session = await this.#attempt();
       } catch (error) {
         if (this.#isClosed()) {
-          if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
+          this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server: this.#config.name }));
           return;
         }
-        if (error instanceof ProbeExitError && !restartedAfterProbeExit) {
+        if (error instanceof ProbeExitError && !this.#restartedAfterProbeExit) {
           // Some strict legacy servers exit when the first message is not initialize.
-          restartedAfterProbeExit = true;
+          this.#restartedAfterProbeExit = true;
           this.#memory = { era: 'legacy', version: LATEST_LEGACY_VERSION };
           debug('%s: %s; restarting straight into initialize', this.#config.name, error.message);
           continue;
         }
         const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
         this.#lastError = cause;
-        if (isPermanentFailure(cause) || attempt >= this.#config.reconnect.maxReconnects) {
-          this.#giveUp(cause, first ? rejectFirst : undefined);
+        if (isPermanentFailure(cause) || this.#attempts >= this.#config.reconnect.maxReconnects) {
+          this.#giveUp(cause, this.#takeSettleFirst()?.reject);
           return;
         }
-        attempt += 1;
-        if (!(await this.#backoff(attempt, cause))) {
-          if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
+        this.#attempts += 1;
+        if (!(await this.#backoff(this.#attempts, cause))) {
+          this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server: this.#config.name }));
           return;
         }
         continue;
       }
-      this.#session = session;
-      this.#memory = session.memory;
-      this.#state = 'ready';
-      const ready: ReadyEvent = {
-        era: session.era,
-        protocolVersion: session.protocolVersion,
-        serverInfo: session.serverInfo,
-      };
-      debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
-      this.#emit('session', session);
-      this.#emit('ready', ready);
-      if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);
-      if (first) {
-        first = false;
-        resolveFirst();
-      }
-      // After resetAfter up, the backoff starts over (no timer when there is nothing to reset).
-      const healthy =
-        attempt > 0
-          ? setTimeout(() => {
-              attempt = 0;
-            }, this.#config.reconnect.resetAfter).unref()
-          : undefined;
-      const { pingInterval, context } = this.#config;
-      const stopPinging =
-        pingInterval !== undefined && session.era === 'legacy'
-          ? keepAlive(this.#connection!, {
-              name: this.#config.name,
-              interval: pingInterval,
-              warn: context.warn,
-            })
-          : undefined;
-      const reason = await this.#closed(this.#connection!);
-      stopPinging?.();
-      clearTimeout(healthy);
-      session.dispose();
-      if (this.#isClosed()) return;
-      this.#session = undefined;
-      this.#lastReason = reason;
-      this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
-      this.#state = 'reconnecting';
-      this.#emit('disconnected', reason);
-      if (attempt >= this.#config.reconnect.maxReconnects) {
-        this.#giveUp(undefined);
-        return;
-      }
-      attempt += 1;
-      const lost = new ConnectionClosedError(reason, { server: this.#config.name });
-      if (!(await this.#backoff(attempt, lost))) return;
+      this.#onReady(session);
+      return;
     }
+  }
+
+  #takeSettleFirst(): { resolve: () => void; reject: (error: Error) => void } | undefined {
+    const settle = this.#settleFirst;
+    this.#settleFirst = undefined;
+    return settle;
+  }
+
+  #onReady(session: Session): void {
+    this.#session = session;
+    this.#memory = session.memory;
+    this.#state = 'ready';
+    const ready: ReadyEvent = {
+      era: session.era,
+      protocolVersion: session.protocolVersion,
+      serverInfo: session.serverInfo,
+    };
+    debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
+    this.#emit('session', session);
+    this.#emit('ready', ready);
+    if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);
+    this.#takeSettleFirst()?.resolve();
+    // After resetAfter up, the backoff starts over (no timer when there is nothing to reset).
+    const healthy =
+      this.#attempts > 0
+        ? setTimeout(() => {
+            this.#attempts = 0;
+          }, this.#config.reconnect.resetAfter).unref()
+        : undefined;
+    const { pingInterval } = this.#config;
+    const connection = this.#connection!;
+    const stopPinging =
+      pingInterval !== undefined && session.era === 'legacy'
+        ? keepAlive(connection, {
+            name: this.#config.name,
+            interval: pingInterval,
+            warn: this.#context.warn,
+          })
+        : undefined;
+    // One microtask after the close, as an await of it would be.
+    const onClose = (reason: CloseReason) =>
+      queueMicrotask(() => {
+        stopPinging?.();
+        clearTimeout(healthy);
+        session.dispose();
+        this.#lost(reason);
+      });
+    if (connection.closeReason) onClose(connection.closeReason);
+    else connection.on('close', onClose); // 'close' comes once
+  }
+
+  /** The ready connection closed: restart with backoff, unless closed or out of attempts. */
+  #lost(reason: CloseReason): void {
+    if (this.#isClosed()) return;
+    this.#session = undefined;
+    this.#lastReason = reason;
+    this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
+    this.#state = 'reconnecting';
+    this.#emit('disconnected', reason);
+    if (this.#attempts >= this.#config.reconnect.maxReconnects) {
+      this.#giveUp(undefined);
+      return;
+    }
+    this.#attempts += 1;
+    void this.#run(new ConnectionClosedError(reason, { server: this.#config.name }));
   }
 
   /**
@@ -342,7 +378,7 @@ export class Supervisor {
     try {
       await transport.start();
       if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
-      return await establishSession(connection, config.context, {
+      return await establishSession(connection, this.#context, {
         mode: config.protocol,
         discovery: config.transport.discovery,
         probeTimeout: config.probeTimeout,
@@ -362,11 +398,6 @@ export class Supervisor {
       method,
       cause: this.#lastError,
     });
-  }
-
-  #closed(connection: Connection): Promise<CloseReason> {
-    if (connection.closeReason) return Promise.resolve(connection.closeReason);
-    return new Promise((resolve) => connection.on('close', resolve)); // 'close' comes once
   }
 
   /** Waits the backoff delay for this attempt; false if close() came first. */
