@@ -1,5 +1,4 @@
 import dc from 'node:diagnostics_channel';
-import { readFileSync } from 'node:fs';
 import {
   type CallToolResult,
   type Client,
@@ -153,6 +152,16 @@ function progressLine(output: Output): (progress: Progress) => void {
   };
 }
 
+/**
+ * `--args -`: all of stdin, read as a stream. `readFileSync(0)` fails with EAGAIN when stdin is a
+ * pipe in non-blocking mode that the writer has not filled yet (a large input, a busy machine).
+ */
+async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
 export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
   if (usesPool(cli)) return runPoolCommand(cli, output);
@@ -161,8 +170,8 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
     return logout(cli, output);
   }
   // Read before the server starts: a bad --args is a usage error that starts nothing.
-  const baseArguments =
-    cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => readFileSync(0, 'utf8')) : {};
+  const stdinText = cli.argsJson === '-' ? await readAllStdin() : '';
+  const baseArguments = cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => stdinText) : {};
   // The shell's readline owns the terminal's input: a form borrows it while a command runs.
   const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
   const client = await clientFor(
