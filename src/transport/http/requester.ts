@@ -81,20 +81,17 @@ export class Requester {
   constructor(
     deps: HttpDeps,
     options: {
-      /** The MCP endpoint: its origin is the pool's, and the only one credentials go to. */
-      endpoint: URL;
+      origin: string;
       baseHeaders: Record<string, string>;
       secrets: readonly string[];
       headersTimeout: number;
       server?: string;
       env?: NodeJS.ProcessEnv;
-      auth?: HttpAuthorization | undefined;
+      auth?: HttpAuthorization;
     },
   ) {
     this.#undici = deps.undici;
-    const { endpoint } = options;
-    this.#origin = endpoint.origin;
-    this.#target = { url: endpoint, origin: this.#origin, path: endpoint.pathname + endpoint.search };
+    this.#origin = options.origin;
     this.#baseHeaders = options.baseHeaders;
     this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;
