@@ -14,6 +14,7 @@
 // Both: a warm-up of 4 servers first; then, after GC, (V8 heap + external) growth per server with
 // all up, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
 import { spawn } from 'node:child_process';
+import { loadConduit } from './clients/conduit.js';
 import { minimalEnvironment, serverArgs } from './clients/types.js';
 import { killStrayServers, waitGone } from './core/processes.js';
 import { heapKiB, settleHeap } from './core/stats.js';
@@ -124,7 +125,8 @@ async function startRaw(count: number, concurrency: number, probe: boolean): Pro
 }
 
 async function startPool(count: number, concurrency: number | undefined, legacy: boolean): Promise<Started> {
-  const { ClientPool } = await import('../src/index.js');
+  // From the built dist/, as users run it and as the `many` scenario loads the Client.
+  const { ClientPool } = await loadConduit();
   const servers = Object.fromEntries(
     Array.from({ length: count }, (_, i) => [
       `s${i}`,

@@ -126,14 +126,8 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
     // Modern servers send change notifications only on request: listen while someone listens.
     const emitter = this as EventEmitter;
-    emitter.on('newListener', (event: string | symbol) => {
-      if (isListChangedEvent(event)) this.#subscriptions.setListWanted(event, true);
-    });
-    emitter.on('removeListener', (event: string | symbol) => {
-      if (isListChangedEvent(event) && this.listenerCount(event) === 0) {
-        this.#subscriptions.setListWanted(event, false);
-      }
-    });
+    emitter.on('newListener', Client.#listenerWatch.newListener);
+    emitter.on('removeListener', Client.#listenerWatch.removeListener);
     this.#roots = this.#options.roots;
     const handlers =
       this.#roots === undefined
@@ -144,7 +138,8 @@ export class Client extends SafeEmitter<ClientEvents> {
       clientInfo: this.#options.clientInfo,
       handlers,
       capabilities: capabilitiesFor(handlers, {
-        ...this.#options,
+        elicitationModes: this.#options.elicitationModes,
+        samplingTools: this.#options.samplingTools,
         rootsListChanged: this.#roots !== undefined,
       }),
       elicitationModes: this.#options.elicitationModes,
@@ -154,19 +149,23 @@ export class Client extends SafeEmitter<ClientEvents> {
       logLevel: () => this.#logLevel,
       warn: this.#warn,
     };
-    this.#supervisor = new Supervisor({
-      name: this.name,
-      transport: this.#options.transport,
-      protocol: this.#options.protocol,
-      probeTimeout: this.#options.probeTimeout,
-      requestTimeout: this.#options.requestTimeout,
-      connectTimeout: this.#options.connectTimeout,
-      reconnect: this.#options.reconnect,
-      pingInterval: this.#options.pingInterval,
-      context,
-      onEvent: (event, args) => this.#fromSupervisor(event, args),
-    });
+    // The resolved options are the Supervisor's settings as they are: no copy per client.
+    this.#supervisor = new Supervisor(this.#options, context, (event, args) =>
+      this.#fromSupervisor(event, args),
+    );
   }
+
+  // Shared by every Client (EventEmitter calls them with the Client as `this`), not two closures each.
+  static readonly #listenerWatch = {
+    newListener(this: Client, event: string | symbol): void {
+      if (isListChangedEvent(event)) this.#subscriptions.setListWanted(event, true);
+    },
+    removeListener(this: Client, event: string | symbol): void {
+      if (isListChangedEvent(event) && this.listenerCount(event) === 0) {
+        this.#subscriptions.setListWanted(event, false);
+      }
+    },
+  };
 
   /**
    * The Supervisor's events: the lifecycle ones and every notification are passed on as they are

@@ -290,13 +290,13 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#nextId++;
   }
 
-  readonly #onTimeout = (pending: Pending, total: boolean, totalMs?: number) => {
+  #onTimeout(pending: Pending, total: boolean, totalMs?: number): void {
     const error = new RequestTimeoutError(pending.method, total ? totalMs! : pending.timeout, {
       server: this.#name,
       total,
     });
     this.#settle(pending, error, undefined, total ? 'maxTotalTimeout expired' : 'timeout');
-  };
+  }
 
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;

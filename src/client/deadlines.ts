@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { PausableClock, Resumable } from './pausable-clock.js';
 
 /** What Deadlines keeps of an entry, on the entry itself (no object of its own per entry). */

@@ -124,6 +124,12 @@ const packageVersion: string = (createRequire(import.meta.url)('../../package.js
 /** Our default clientInfo. */
 export const DEFAULT_CLIENT_INFO: Implementation = { name: 'conduit-mcp', version: packageVersion };
 
+// What an option left out resolves to, made once (valid by construction, frozen as they are shared):
+// a Client made with few options checks only the ones it was given.
+const NO_RECONNECT_OPTIONS: ReconnectPolicy = Object.freeze({ ...DEFAULT_RECONNECT });
+const NO_HANDLERS: ClientHandlers = Object.freeze({});
+const FORM_ONLY: readonly ElicitationMode[] = Object.freeze(['form']);
+
 /** Validates ClientOptions in one pass; every problem throws ConfigError naming the key. */
 export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
   const input = ownProperties(raw, 'options');
@@ -142,11 +148,12 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     probeTimeout: durationOption(input.probeTimeout ?? transport.discovery.probeTimeout, 'probeTimeout'),
     requestTimeout: durationOption(input.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT, 'requestTimeout', 1),
     connectTimeout: durationOption(input.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT, 'connectTimeout', 1),
-    reconnect: normalizeReconnect(input.reconnect ?? {}),
+    reconnect: input.reconnect == null ? NO_RECONNECT_OPTIONS : normalizeReconnect(input.reconnect),
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
-    handlers: normalizeHandlers(input.handlers ?? {}),
+    handlers: input.handlers == null ? NO_HANDLERS : normalizeHandlers(input.handlers),
     cache: booleanOption(input.cache ?? true, 'cache'),
-    elicitationModes: normalizeElicitationModes(input.elicitationModes ?? ['form']),
+    elicitationModes:
+      input.elicitationModes == null ? FORM_ONLY : normalizeElicitationModes(input.elicitationModes),
     samplingTools: booleanOption(input.samplingTools ?? false, 'samplingTools'),
     validateSchema: normalizeValidator(input.validateSchema),
     roots: input.roots === undefined ? undefined : normalizeRootsOption(input.roots, input.handlers),
@@ -224,6 +231,8 @@ function normalizeHandlers(value: unknown): ClientHandlers {
   }
   return { ...input } as ClientHandlers;
 }
+
+/** The default, one frozen array shared by every Client. */
 
 function normalizeElicitationModes(value: unknown): readonly ElicitationMode[] {
   if (

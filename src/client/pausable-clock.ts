@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 /** setTimeout's ceiling; longer waits would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -61,15 +63,6 @@ export class PausableClock {
     const held = this.#held;
     this.#held = undefined;
     if (held) for (const timer of held) timer.resumeHeld();
-  }
-
-  /** A promise that resolves with undefined after `ms` of running time. */
-  delay(ms: number): { promise: Promise<undefined>; clear(): void } {
-    let timer: PausableTimer | undefined;
-    const promise = new Promise<undefined>((resolve) => {
-      timer = this.setTimeout(() => resolve(undefined), ms);
-    });
-    return { promise, clear: () => timer?.clear() };
   }
 
   /** Keeps a timer that came due while paused until resume. */

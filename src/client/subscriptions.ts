@@ -21,7 +21,7 @@ export type ListChangedEvent = 'toolsListChanged' | 'resourcesListChanged' | 'pr
 const NONE: ReadonlySet<never> = new Set();
 
 export function buildFilter(
-  lists: ReadonlySet<ListChangedEvent>,
+  lists: Iterable<ListChangedEvent>,
   uris: ReadonlySet<string>,
 ): SubscriptionFilter {
   const filter: SubscriptionFilter = {};
@@ -83,8 +83,9 @@ export const MAX_DRAINING_STREAMS = 4;
  */
 export class Subscriptions {
   readonly #name: string;
-  // The three sets are made on first use: most clients never subscribe or listen.
-  #lists: Set<ListChangedEvent> | undefined;
+  // Made on first use: most clients never subscribe or listen. The wanted lists (at most three, in
+  // the order first wanted) are an array: a Set's hash table is about 100 bytes more per client.
+  #lists: ListChangedEvent[] | undefined;
   #uris: Set<string> | undefined;
   #session: Session | undefined;
   #current: Stream | undefined;
@@ -126,17 +127,20 @@ export class Subscriptions {
       }
       return;
     }
+    // Nothing wanted (no list listener, no resource subscribed): no stream to open, nothing to sync.
+    if (!this.#lists?.length && !this.#uris?.size) return;
     // A failure was reported as a warning where the stream failed.
     this.#sync().catch(() => {});
   }
 
   /** A listener for a list_changed event was added or the last one removed. */
   setListWanted(event: ListChangedEvent, wanted: boolean): void {
-    if (wanted === (this.#lists?.has(event) ?? false)) return;
+    const at = this.#lists?.indexOf(event) ?? -1;
+    if (wanted === (at !== -1)) return;
     if (wanted) {
-      this.#lists ??= new Set();
-      this.#lists.add(event);
-    } else this.#lists?.delete(event);
+      this.#lists ??= [];
+      this.#lists.push(event);
+    } else this.#lists!.splice(at, 1);
     if (this.#session?.changeNotifications === 'listen') {
       this.#sync().catch(() => {});
     }
@@ -248,7 +252,7 @@ export class Subscriptions {
   async #sync(): Promise<void> {
     const session = this.#session;
     if (session?.changeNotifications !== 'listen') return;
-    const filter = buildFilter(this.#lists ?? NONE, this.#uris ?? NONE);
+    const filter = buildFilter(this.#lists ?? [], this.#uris ?? NONE);
     if (sameFilter(this.#current?.filter, filter)) {
       await this.#current?.acknowledged;
       return;

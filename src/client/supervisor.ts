@@ -52,22 +52,26 @@ export interface SupervisorEvents extends LifecycleEvents {
   session: [session: Session];
 }
 
+/**
+ * The settings the Supervisor reads: the Client's resolved options, shared as they are (no copy
+ * per client).
+ */
 export interface SupervisorConfig {
-  name: string;
+  readonly name: string;
   /** Creates each process's transport and brings its kind's discovery rules. */
-  transport: ResolvedTransportSpec;
-  protocol: ProtocolMode;
-  probeTimeout: number;
-  requestTimeout: number;
+  readonly transport: ResolvedTransportSpec;
+  readonly protocol: ProtocolMode;
+  readonly probeTimeout: number;
+  readonly requestTimeout: number;
   /** One attempt's deadline: spawn, Secret resolution, probe and handshake. */
-  connectTimeout: number;
-  reconnect: ReconnectPolicy;
-  context: SessionContext;
-  /** Receives every event (one function, not a listener table per client). */
-  onEvent: (event: keyof SupervisorEvents, args: unknown[]) => void;
+  readonly connectTimeout: number;
+  readonly reconnect: ReconnectPolicy;
   /** Legacy: ms between liveness pings; none when undefined. */
-  pingInterval?: number | undefined;
+  readonly pingInterval?: number | undefined;
 }
+
+/** Receives every event (one function, not a listener table per client). */
+export type SupervisorEventSink = (event: keyof SupervisorEvents, args: unknown[]) => void;
 
 /** Failures that starting again cannot heal: reported at once, never retried. */
 export function isPermanentFailure(error: unknown): boolean {
@@ -92,6 +96,8 @@ interface Waiter {
  */
 export class Supervisor {
   readonly #config: SupervisorConfig;
+  readonly #context: SessionContext;
+  readonly #onEvent: SupervisorEventSink;
   #state: ClientState = 'idle';
 
   /** Read through a method so TypeScript does not narrow it across awaits. */
@@ -112,12 +118,14 @@ export class Supervisor {
   #onStop: Set<() => void> | undefined;
   #stopped = false;
 
-  constructor(config: SupervisorConfig) {
+  constructor(config: SupervisorConfig, context: SessionContext, onEvent: SupervisorEventSink) {
     this.#config = config;
+    this.#context = context;
+    this.#onEvent = onEvent;
   }
 
   #emit<E extends keyof SupervisorEvents>(event: E, ...args: SupervisorEvents[E]): void {
-    this.#config.onEvent(event, args);
+    this.#onEvent(event, args);
   }
 
   get state(): ClientState {
@@ -257,13 +265,13 @@ export class Supervisor {
               attempt = 0;
             }, this.#config.reconnect.resetAfter).unref()
           : undefined;
-      const { pingInterval, context } = this.#config;
+      const { pingInterval } = this.#config;
       const stopPinging =
         pingInterval !== undefined && session.era === 'legacy'
           ? keepAlive(this.#connection!, {
               name: this.#config.name,
               interval: pingInterval,
-              warn: context.warn,
+              warn: this.#context.warn,
             })
           : undefined;
       const reason = await this.#closed(this.#connection!);
@@ -342,7 +350,7 @@ export class Supervisor {
     try {
       await transport.start();
       if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
-      return await establishSession(connection, config.context, {
+      return await establishSession(connection, this.#context, {
         mode: config.protocol,
         discovery: config.transport.discovery,
         probeTimeout: config.probeTimeout,

@@ -71,8 +71,48 @@ export function classify(value: unknown): Classified {
   return invalid('neither a request, a notification nor a response (no "method", "result" or "error")');
 }
 
+const RESPONSE_HEAD = '{"jsonrpc":"2.0","id":';
+const RESULT_KEY = ',"result":';
+
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
+
+/**
+ * A success response with an integer id written as most servers write one, this very text
+ * `{"jsonrpc":"2.0","id":<integer>,"result":<value>}`: only the value goes through JSON.parse,
+ * and the envelope needs no classification. If the value parses, the whole line is exactly that
+ * object (three keys, no others), which the full path would classify as this response. Undefined
+ * for any other line (spacing, key order, another id, a value that does not parse), which takes
+ * the full path.
+ */
+function plainResponse(line: string): Classified | undefined {
+  if (!line.startsWith(RESPONSE_HEAD) || line.charCodeAt(line.length - 1) !== 0x7d) return undefined;
+  const start = RESPONSE_HEAD.length;
+  let end = start;
+  const negative = line.charCodeAt(end) === 0x2d;
+  if (negative) end++;
+  // A JSON integer: 0, or a digit 1-9 and more digits (no leading zero), read as it is scanned.
+  let code = line.charCodeAt(end);
+  let id = code - 0x30;
+  if (id === 0) end++;
+  else if (id >= 1 && id <= 9) {
+    for (code = line.charCodeAt(++end); isDigit(code); code = line.charCodeAt(++end))
+      id = id * 10 + code - 0x30;
+  } else return undefined;
+  // Up to 15 digits the sum is exact and a safe integer; longer ids take the full path.
+  if (end - start - (negative ? 1 : 0) > 15 || !line.startsWith(RESULT_KEY, end)) return undefined;
+  let result: unknown;
+  try {
+    result = JSON.parse(line.slice(end + RESULT_KEY.length, -1));
+  } catch {
+    return undefined;
+  }
+  return { kind: 'response', message: { jsonrpc: '2.0', id: negative ? -id : id, result } };
+}
+
 /** JSON.parse, then classify; a line that is not JSON is invalid with the parser's reason. */
 export function parseMessage(line: string): Classified {
+  const response = plainResponse(line);
+  if (response !== undefined) return response;
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -1,4 +1,5 @@
-import type { JsonObject, JsonRpcMessage } from './messages.js';
+import { Buffer } from 'node:buffer';
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from './messages.js';
 
 // Line breaks JSON.stringify leaves raw: U+2028 and U+2029 end a line for JavaScript, and they and
 // U+0085 (NEL) do for Python's str.splitlines, so a reader splitting on them would cut the message.
@@ -15,14 +16,23 @@ export interface PreparedMeta {
   readonly value: Readonly<JsonObject>;
   /** `value` as JSON, line breaks escaped. */
   readonly json: string;
+  /** `json`'s length in UTF-8 bytes. */
+  readonly bytes: number;
 }
 
 export function prepareMeta(value: JsonObject): PreparedMeta {
-  return { value: Object.freeze({ ...value }), json: escapeLineBreaks(JSON.stringify(value)) };
+  const json = escapeLineBreaks(JSON.stringify(value));
+  return { value: Object.freeze({ ...value }), json, bytes: Buffer.byteLength(json) };
 }
 
 function escapeLineBreaks(text: string): string {
   return HAS_UNESCAPED_LINE_BREAK.test(text) ? text.replace(UNESCAPED_LINE_BREAKS, escapeLineBreak) : text;
+}
+
+/** One message as one line, and that line's length in UTF-8 bytes (the `\n` included). */
+export interface SerializedLine {
+  readonly text: string;
+  readonly bytes: number;
 }
 
 /**
@@ -32,48 +42,159 @@ function escapeLineBreaks(text: string): string {
  * `_meta` (merged over a `_meta` of their own, if they have one).
  */
 export function serialize(message: JsonRpcMessage, meta?: PreparedMeta): string {
-  let text: string | undefined;
-  let escaped = false;
+  return serializeLine(message, meta).text;
+}
+
+/** Where a prepared `_meta` goes in a request's JSON (see spliceOf). */
+type Splice = 'new-params' | 'only-key' | 'last-key';
+
+/**
+ * serialize(), with the line's length in UTF-8 bytes (what a write queue's cap counts). A request
+ * or notification as Connection builds it takes envelopeLine (the same text, without
+ * JSON.stringify's walk over the envelope); anything else, and any failure, the generic path.
+ */
+export function serializeLine(message: JsonRpcMessage, meta?: PreparedMeta): SerializedLine {
+  let line: SerializedLine | undefined;
   try {
-    if (meta !== undefined) {
-      text = splicedMeta(message, meta);
-      escaped = text !== undefined;
+    line = envelopeLine(message, meta);
+  } catch {
+    // The generic path fails the same way, and reports it as JSON.stringify does.
+    line = undefined;
+  }
+  return line ?? genericLine(message, meta);
+}
+
+/**
+ * Any message, through JSON.stringify. The length is taken once, on the flat text JSON.stringify
+ * made (Node's fast path), and tells whether the text needs the line-break scan at all: the three
+ * raw line breaks are not ASCII, and a text of as many bytes as code units is ASCII. With `meta`,
+ * its text is spliced in as the last key of the params: no copy of the params, no second
+ * serialisation or scan of the meta.
+ */
+function genericLine(message: JsonRpcMessage, meta: PreparedMeta | undefined): SerializedLine {
+  let json: string | undefined;
+  let splice: Splice | undefined;
+  try {
+    if (meta !== undefined && spliceable(message)) {
+      json = JSON.stringify(message);
+      splice = spliceOf(message, json);
     }
-    text ??= JSON.stringify(meta === undefined ? message : withMeta(message, meta));
+    if (splice === undefined) json = JSON.stringify(meta === undefined ? message : withMeta(message, meta));
   } catch (error) {
     throw new TypeError(`the message cannot be serialised as JSON: ${(error as Error).message}`, {
       cause: error,
     });
   }
-  if (typeof text !== 'string' || text[0] !== '{') {
+  if (typeof json !== 'string' || json[0] !== '{') {
     throw new TypeError('a JSON-RPC message must serialise to a JSON object');
   }
-  return `${escaped ? text : escapeLineBreaks(text)}\n`;
+  let bytes = Buffer.byteLength(json);
+  if (bytes !== json.length) {
+    const escaped = escapeLineBreaks(json);
+    if (escaped !== json) {
+      json = escaped;
+      bytes = Buffer.byteLength(json);
+    }
+  }
+  if (splice === undefined) return { text: `${json}\n`, bytes: bytes + 1 };
+  // (Escaping only rewrites characters inside strings: the ending spliceOf saw stays.)
+  const cut = splice === 'new-params' ? 1 : 2;
+  const head =
+    splice === 'new-params' ? ',"params":{"_meta":' : splice === 'only-key' ? '"_meta":' : ',"_meta":';
+  return {
+    text: `${json.slice(0, -cut)}${head}${meta!.json}}}\n`,
+    bytes: bytes - cut + head.length + meta!.bytes + 3,
+  };
+}
+
+/** A JSON value's text with its line breaks escaped (scanned only when not ASCII), and its bytes. */
+function escapedPart(json: string): { text: string; bytes: number } {
+  const bytes = Buffer.byteLength(json);
+  if (bytes === json.length) return { text: json, bytes };
+  const text = escapeLineBreaks(json);
+  return { text, bytes: text === json ? bytes : Buffer.byteLength(text) };
+}
+
+/** The last method's JSON and its bytes: a client sends the same few methods over and over. */
+let lastMethod: string | undefined;
+let lastMethodPart = { text: '', bytes: 0 };
+
+/**
+ * A request or notification as Connection builds it (`jsonrpc`, `id`, `method`, `params`, in that
+ * order, `id` and `params` optional, params a plain object) as one line: the text genericLine
+ * gives, byte for byte, but only the params (and a string id) go through JSON.stringify, and each
+ * part is measured on its own flat text. Line breaks can only be inside strings, so escaping each
+ * part is escaping the whole. Undefined for any other message (another key or order, an id that
+ * is neither a string nor a safe integer, params that are not a plain object or have a toJSON or,
+ * with `meta`, a `_meta` of their own; a toJSON on the message).
+ */
+function envelopeLine(message: JsonRpcMessage, meta: PreparedMeta | undefined): SerializedLine | undefined {
+  const keys = Object.keys(message);
+  const withId = keys[1] === 'id';
+  const count = keys.length - (withId ? 1 : 0);
+  if (keys[0] !== 'jsonrpc' || keys[withId ? 2 : 1] !== 'method' || count < 2 || count > 3) return undefined;
+  if (count === 3 && keys[keys.length - 1] !== 'params') return undefined;
+  const { jsonrpc, id, method, params } = message as JsonRpcRequest;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  if (typeof (message as { toJSON?: unknown }).toJSON === 'function') return undefined;
+  let text = '{"jsonrpc":"2.0"';
+  let bytes = text.length;
+  if (withId) {
+    let idPart: string;
+    let idBytes: number;
+    if (typeof id === 'number' && Number.isSafeInteger(id)) {
+      idPart = `${id}`;
+      idBytes = idPart.length;
+    } else if (typeof id === 'string') {
+      ({ text: idPart, bytes: idBytes } = escapedPart(JSON.stringify(id)));
+    } else return undefined;
+    text += `,"id":${idPart}`;
+    bytes += 6 + idBytes;
+  }
+  if (method !== lastMethod) {
+    lastMethodPart = escapedPart(JSON.stringify(method));
+    lastMethod = method;
+  }
+  text += `,"method":${lastMethodPart.text}`;
+  bytes += 10 + lastMethodPart.bytes;
+  if (count === 2) {
+    if (meta === undefined) return { text: `${text}}\n`, bytes: bytes + 2 };
+    return { text: `${text},"params":{"_meta":${meta.json}}}\n`, bytes: bytes + 19 + meta.bytes + 3 };
+  }
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  if (typeof params.toJSON === 'function') return undefined;
+  if (meta !== undefined && params._meta !== undefined) return undefined;
+  const part = escapedPart(JSON.stringify(params));
+  if (meta === undefined)
+    return { text: `${text},"params":${part.text}}\n`, bytes: bytes + 10 + part.bytes + 2 };
+  if (part.text === '{}') {
+    return { text: `${text},"params":{"_meta":${meta.json}}}\n`, bytes: bytes + 19 + meta.bytes + 3 };
+  }
+  return {
+    text: `${text},"params":${part.text.slice(0, -1)},"_meta":${meta.json}}}\n`,
+    bytes: bytes + 10 + part.bytes - 1 + 9 + meta.bytes + 3,
+  };
+}
+
+/** Whether the request's params leave room for a spliced `_meta` (none of their own, no toJSON). */
+function spliceable(message: JsonRpcMessage): boolean {
+  const { params } = message as { params?: JsonObject };
+  return params === undefined || (params._meta === undefined && typeof params.toJSON !== 'function');
 }
 
 /**
- * The message's JSON, line breaks escaped, with `meta` spliced in as the last key of its params: no
- * copy of the params, no second serialisation or scan of the meta. `params` is the last key of a
- * request as Connection builds it; for anything else (params of their own `_meta`, a toJSON,
- * another key order) it gives undefined, and the caller serialises the merged copy.
+ * Where the meta goes in the message's JSON: `params` is the last key of a request as Connection
+ * builds it, and a request without params gets them. For anything else (another key order, a
+ * toJSON of the message) undefined, and the caller serialises the merged copy.
  */
-function splicedMeta(message: JsonRpcMessage, meta: PreparedMeta): string | undefined {
-  const { params } = message as { params?: JsonObject };
-  if (params === undefined) {
-    const text = JSON.stringify(message);
-    if (text?.endsWith('}') && !('params' in message))
-      return `${escapeLineBreaks(text).slice(0, -1)},"params":{"_meta":${meta.json}}}`;
-  } else if (params._meta === undefined && typeof params.toJSON !== 'function') {
-    const text = JSON.stringify(message);
-    const keys = Object.keys(message);
-    if (text?.endsWith('}}') && keys[keys.length - 1] === 'params') {
-      // "params":{} ends in "{}}": nothing before our key, so no comma. (Escaping only rewrites
-      // characters inside strings: the ending stays.)
-      const empty = text.charCodeAt(text.length - 3) === 123;
-      return `${escapeLineBreaks(text).slice(0, -2)}${empty ? '' : ','}"_meta":${meta.json}}}`;
-    }
+function spliceOf(message: JsonRpcMessage, json: string | undefined): Splice | undefined {
+  if ((message as { params?: JsonObject }).params === undefined) {
+    return json?.endsWith('}') && !('params' in message) ? 'new-params' : undefined;
   }
-  return undefined;
+  const keys = Object.keys(message);
+  if (!json?.endsWith('}}') || keys[keys.length - 1] !== 'params') return undefined;
+  // "params":{} ends in "{}}": nothing before our key, so no comma.
+  return json.charCodeAt(json.length - 3) === 123 ? 'only-key' : 'last-key';
 }
 
 /**

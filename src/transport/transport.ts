@@ -90,6 +90,9 @@ export interface TransportSpecContext {
 /** One transport kind: the `type` of its spec, and how a raw spec of that type is resolved. */
 export interface TransportKind {
   readonly type: string;
-  /** Validates the raw spec in one pass (ConfigError naming `<keyPrefix>.<key>`), or throws. */
+  /**
+   * Validates the raw spec in one pass (ConfigError naming `<keyPrefix>.<key>`), or throws. `raw`
+   * is a null-prototype copy of the spec's own properties (validate.ts ownProperties).
+   */
   resolve(raw: Record<string, unknown>, context: TransportSpecContext): ResolvedTransportSpec;
 }

@@ -214,6 +214,22 @@ describe('parseMessage', () => {
       'notification',
     ],
     ['a fractional id', '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 'invalid', /"id"/],
+    ['a plain response', '{"jsonrpc":"2.0","id":12,"result":{"content":[]}}', 'response'],
+    ['a plain response with id 0', '{"jsonrpc":"2.0","id":0,"result":null}', 'response'],
+    ['an id with a leading zero (not JSON)', '{"jsonrpc":"2.0","id":01,"result":{}}', 'invalid', /^not JSON/],
+    [
+      'an id past the safe integers',
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}',
+      'invalid',
+      /"id"/,
+    ],
+    [
+      'a result and an error',
+      '{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}',
+      'invalid',
+      /both/,
+    ],
+    ['text after the response', '{"jsonrpc":"2.0","id":1,"result":{}}x', 'invalid', /^not JSON/],
     ['a batch', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]', 'invalid', /batch/],
     ['null', 'null', 'invalid', /got null/],
     ['a JSON string', '"hello"', 'invalid', /got string/],
@@ -366,6 +382,61 @@ describe('classify properties', () => {
       fc.sample(messageLike, { numRuns: 3000, seed: 42 }).map((value) => classify(value).kind),
     );
     assert.deepEqual([...seen].sort(), [...KINDS].sort());
+  });
+
+  test('property: a line shaped like a plain response, or nearly, classifies exactly as JSON.parse and classify do', () => {
+    const fullPath = (line: string): Classified => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        return { kind: 'invalid', reason: `not JSON (${(error as Error).message})` };
+      }
+      return classify(value);
+    };
+    const idText = fc.oneof(
+      fc.integer().map(String),
+      fc.constantFrom(
+        '0',
+        '-0',
+        '00',
+        '01',
+        '-',
+        '',
+        '1.5',
+        '1e2',
+        '9007199254740991',
+        '9007199254740993',
+        '"7"',
+        ' 1',
+      ),
+      fc.stringMatching(/^-?[0-9]{0,20}$/),
+    );
+    const valueText = fc.oneof(
+      fc.json(),
+      fc.jsonValue().map((value) => ` ${JSON.stringify(value, null, 1)} `),
+      fc.constantFrom(
+        '',
+        '{}',
+        '1,"error":{"code":1,"message":"x"}',
+        '{}, "x":1',
+        '{"a":1',
+        'nul',
+        '{}}',
+        '{"__proto__":{"id":1}}',
+      ),
+      fc.string(),
+    );
+    const suffix = fc.constantFrom('}', '}', '}', '} ', '}}', '', ',"method":"m"}');
+    fc.assert(
+      fc.property(idText, valueText, suffix, (id, value, end) => {
+        const line = `{"jsonrpc":"2.0","id":${id},"result":${value}${end}`;
+        const got = parseMessage(line);
+        assert.deepStrictEqual(got, fullPath(line), line);
+        assert.equal(JSON.stringify(got), JSON.stringify(fullPath(line)), 'the same keys in the same order');
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   test('parseMessage never throws on an arbitrary string', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { prepareMeta, serialize } from '../../src/jsonrpc/serialize.js';
+import { prepareMeta, serialize, serializeLine } from '../../src/jsonrpc/serialize.js';
 
 // Every character some line reader treats as the end of a line (JavaScript, Python's splitlines).
 const LINE_BREAKS = [
@@ -113,6 +113,57 @@ describe('serialize', () => {
     );
   });
 
+  test('property: serializeLine gives the same line and its exact length in UTF-8 bytes', () => {
+    fc.assert(
+      fc.property(message, (input) => {
+        const line = serializeLine(input);
+        assert.equal(line.text, serialize(input));
+        assert.equal(line.bytes, Buffer.byteLength(line.text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test('property: a request or notification as Connection builds it is the very text JSON.stringify gives, with or without a prepared _meta', () => {
+    const escapeBreaks = (text: string) =>
+      text.replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const noMeta = fc
+      .dictionary(hostileString, value, { maxKeys: 4, noNullPrototype: true })
+      .filter((params) => !Object.hasOwn(params, '_meta'));
+    const shaped = fc
+      .tuple(
+        fc.option(fc.oneof(hostileString, fc.integer(), fc.constant(Number.MAX_SAFE_INTEGER))),
+        hostileString,
+        fc.option(noMeta),
+      )
+      .map(([id, method, params]) => {
+        const message: Record<string, unknown> = { jsonrpc: '2.0' };
+        if (id !== null) message.id = id;
+        message.method = method;
+        if (params !== null) message.params = params;
+        return message as unknown as JsonRpcMessage;
+      });
+    const meta = prepareMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'na\u2028mé', version: '1' } });
+    fc.assert(
+      fc.property(shaped, fc.boolean(), (input, withMeta) => {
+        const params = (input as { params?: object }).params;
+        const expected = withMeta ? { ...input, params: { ...params, _meta: meta.value } } : input;
+        const line = serializeLine(input, withMeta ? meta : undefined);
+        assert.equal(line.text, `${escapeBreaks(JSON.stringify(expected))}\n`);
+        assert.equal(line.bytes, Buffer.byteLength(line.text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('an ASCII line, and lines whose only non-ASCII characters are the escaped line breaks, count their bytes', () => {
+    for (const text of ['plain', 'a\u2028b', '\u0085', 'é\u2029😀', '\ud800']) {
+      const line = serializeLine({ jsonrpc: '2.0', method: 'm', params: { text } });
+      assert.equal(line.bytes, Buffer.byteLength(line.text), JSON.stringify(text));
+      assertOneLine(line.text);
+    }
+  });
+
   test('a BigInt anywhere throws a TypeError that names it', () => {
     const input = { jsonrpc: '2.0', id: 1, method: 'x', params: { n: 10n } } as unknown as JsonRpcMessage;
     assert.throws(
@@ -205,6 +256,24 @@ describe('serialize', () => {
           assert.equal(line.indexOf('\n'), line.length - 1);
           assert.deepStrictEqual(JSON.parse(line), JSON.parse(JSON.stringify(expected(params))));
         }),
+      );
+    });
+
+    test('property: the byte count of a spliced line is exact, with or without params, a _meta of their own or hostile text', () => {
+      const meta = prepareMeta(ours);
+      const params = fc.oneof(
+        fc.constant(undefined),
+        fc.constant({}),
+        fc.dictionary(hostileString, value, { maxKeys: 4, noNullPrototype: true }),
+        fc.record({ _meta: fc.dictionary(hostileString, value, { maxKeys: 2, noNullPrototype: true }) }),
+      );
+      fc.assert(
+        fc.property(params, (given) => {
+          const line = serializeLine(request(given), meta);
+          assert.equal(line.bytes, Buffer.byteLength(line.text));
+          assertOneLine(line.text);
+        }),
+        { numRuns: 1000 },
       );
     });
   });

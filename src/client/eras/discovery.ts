@@ -179,7 +179,8 @@ async function chooseSession(connection: Connection, context: SessionContext, op
       eraStep(context.name, 'probe', `initialize failed (${error.message}); probing again`);
     }
   }
-  return probe(connection, context, options);
+  // Awaited: an async function returning a promise takes two more microtask turns to settle.
+  return await probe(connection, context, options);
 }
 
 async function probe(
@@ -189,27 +190,28 @@ async function probe(
 ): Promise<Session> {
   const requested = LATEST_MODERN_VERSION;
   eraStep(context.name, 'probe', `probing the era: server/discover (${requested})`);
+  const silenceMeansLegacy = options.discovery.probeTimeoutMeansLegacy;
   const started = connection.start(
     'server/discover',
     { _meta: modernMeta(context, requested) },
-    // The probe is never cancelled on the wire (a legacy server wants initialize first) and is
-    // kept alive past probeTimeout, so a late DiscoverResult can still win.
-    { cancelOnWire: false, timeout: Number.POSITIVE_INFINITY },
+    // The probe is never cancelled on the wire (a legacy server wants initialize first). Where
+    // silence means legacy (stdio) it is kept alive past probeTimeout, so a late DiscoverResult can
+    // still win; elsewhere (HTTP) silence is a failure, and the connection times the probe out as
+    // any request (a RequestTimeoutError, on its shared timer lane: no timer of the probe's own).
+    { cancelOnWire: false, timeout: silenceMeansLegacy ? Number.POSITIVE_INFINITY : options.probeTimeout },
   );
   const answer = started.promise.then(
     (result) => ({ result }),
     (error: unknown) => ({ error }),
   );
-  const first = (await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
+  const first = silenceMeansLegacy
+    ? ((await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT)
+    : await answer;
   if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
     if (options.discovery.closeDuringProbeMeansLegacy) throw new ProbeExitError(first.error);
     throw first.error;
   }
   if (first === PROBE_TIMED_OUT) {
-    if (!options.discovery.probeTimeoutMeansLegacy) {
-      connection.abandon(started.id, new Error('the probe timed out'));
-      throw new RequestTimeoutError('server/discover', options.probeTimeout, { server: context.name });
-    }
     eraStep(
       context.name,
       'timeout',
@@ -217,8 +219,9 @@ async function probe(
     );
     return legacyOrLateModern(connection, context, options, started.id, answer);
   }
+  if ('error' in first && first.error instanceof RequestTimeoutError) throw first.error;
   const outcome = classifyProbe(first, requested, options.discovery.probeErrorMeansLegacy);
-  return followOutcome(connection, context, options, outcome, true);
+  return await followOutcome(connection, context, options, outcome, true);
 }
 
 async function followOutcome(
@@ -443,15 +446,20 @@ async function legacyOrLateModern(
 /** How long, at least, a late DiscoverResult waits for the answer to the `initialize` behind it. */
 const LATE_INITIALIZE_GRACE = 1000;
 
-/** The promise's value, or undefined if it takes longer than `ms`. */
 /** `promise`, or undefined after `ms` of the connection's clock (which stops while the user is asked to consent). */
-async function withTimeout<T>(
-  connection: Connection,
-  promise: Promise<T>,
-  ms: number,
-): Promise<T | undefined> {
-  const delay = connection.clock.delay(ms);
-  const result = await Promise.race([promise, delay.promise]);
-  delay.clear();
-  return result;
+function withTimeout<T>(connection: Connection, promise: Promise<T>, ms: number): Promise<T | undefined> {
+  // One promise settled by whichever comes first (no race, no promise of its own for the delay).
+  return new Promise<T | undefined>((resolve, reject) => {
+    const timer = connection.clock.setTimeout(() => resolve(undefined), ms);
+    promise.then(
+      (value) => {
+        timer.clear();
+        resolve(value);
+      },
+      (error: unknown) => {
+        timer.clear();
+        reject(error);
+      },
+    );
+  });
 }

@@ -1,7 +1,7 @@
 import { AuthError, HttpError } from '../../errors.js';
 import type { DiscoveryRules, TransportKind } from '../transport.js';
 import { HttpTransport } from './http-transport.js';
-import { resolveHttpOptions } from './options.js';
+import { resolveHttpSnapshot } from './options.js';
 
 /** How long the era probe waits over HTTP, ms: every answer belongs to its request, so only a stalled server is slower. */
 export const HTTP_PROBE_TIMEOUT = 10_000;
@@ -26,7 +26,8 @@ export const HTTP_DISCOVERY: DiscoveryRules = {
 export const httpKind: TransportKind = {
   type: 'http',
   resolve(raw, { name, keyPrefix }) {
-    const options = resolveHttpOptions(raw, keyPrefix);
+    // raw is the spec's own properties, copied once by resolveTransportSpec's caller.
+    const options = resolveHttpSnapshot(raw, keyPrefix);
     return {
       kind: 'http',
       discovery: HTTP_DISCOVERY,

@@ -122,8 +122,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #deps: HttpDeps | undefined;
   #requester: Requester | undefined;
   readonly #exchanges = new Map<RequestId, Exchange>();
-  /** Aborts every background stream and notification POST at close. */
-  readonly #stop = new AbortController();
+  /** Aborts every background stream and notification POST at close; made on first use (a modern connect needs none). */
+  #stopController: AbortController | undefined;
   #session: LegacyHttpSession | undefined;
   #sse: LegacySseChannel | undefined;
   #modernVersion: string | undefined;
@@ -152,6 +152,15 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
 
   get closeReason(): CloseReason | undefined {
     return this.#closeReason;
+  }
+
+  /** The signal of close(): aborted already when asked for after it. */
+  get #stopSignal(): AbortSignal {
+    if (!this.#stopController) {
+      this.#stopController = new AbortController();
+      if (this.#closeReason) this.#stopController.abort(new Error('the transport closed'));
+    }
+    return this.#stopController.signal;
   }
 
   /** The endpoint, without its query. */
@@ -191,7 +200,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
           this.#options.oauth,
           this.#name,
           (waiting) => this.emit('awaitingUser', waiting),
-          this.#stop.signal,
+          this.#stopSignal,
         );
       }
     } catch (error) {
@@ -209,13 +218,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     this.#secrets = secrets;
     this.#requester = new Requester(this.#deps, {
-      origin: this.#options.url.origin,
+      endpoint: this.#options.url,
       baseHeaders,
       secrets,
       headersTimeout: this.#options.headersTimeout,
       server: this.#name,
       env: this.#env,
-      ...(auth ? { auth } : {}),
+      auth,
     });
     this.#state = 'open';
   }
@@ -496,7 +505,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #deliverJson(body: Buffer | string, exchange: Exchange | undefined, success: boolean): boolean {
     let value: unknown;
     try {
-      value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+      // toString() with no argument is Buffer's own UTF-8 fast path (no encoding lookup).
+      value = JSON.parse(typeof body === 'string' ? body : body.toString());
     } catch {
       return false;
     }
@@ -711,7 +721,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     }
     await this.#postQuietly(message, 'notification', body);
     if (message.method === 'notifications/initialized' && this.#session && !this.#sse) {
-      void runStandaloneStream(this.#session, this.#streamIo(), this.#stop.signal);
+      void runStandaloneStream(this.#session, this.#streamIo(), this.#stopSignal);
     }
   }
 
@@ -719,7 +729,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   async #postQuietly(message: JsonRpcMessage, what: string, body: string): Promise<void> {
     if (this.#sse) {
       await this.#sse
-        .post(body, 'method' in message ? message.method : 'a response', this.#stop.signal)
+        .post(body, 'method' in message ? message.method : 'a response', this.#stopSignal)
         .catch((error: Error) =>
           debug('%s: %s POST failed: %s', this.#name ?? 'client', what, error.message),
         );
@@ -737,7 +747,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       method: 'POST',
       headers,
       body,
-      signal: this.#stop.signal,
+      signal: this.#stopSignal,
       mcpMethod: method ?? 'a response',
     };
     try {
@@ -754,7 +764,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       }
       drain(response.body);
     } catch (error) {
-      if (!this.#stop.signal.aborted)
+      if (!this.#stopSignal.aborted)
         debug('%s: %s POST failed: %s', this.#name ?? 'client', what, (error as Error).message);
     }
   }
@@ -766,7 +776,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         this.#requester!.send(this.#options.url, {
           method: 'GET',
           headers,
-          signal: AbortSignal.any([signal, this.#stop.signal]),
+          signal: AbortSignal.any([signal, this.#stopSignal]),
           mcpMethod: 'GET stream',
         }),
       consume: (response, state) => this.#consume(response, state),
@@ -787,7 +797,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         createParser: this.#deps!.createParser,
         maxMessageBytes: this.#options.maxMessageBytes,
         endpointTimeout: this.#options.headersTimeout,
-        signal: this.#stop.signal,
+        signal: this.#stopSignal,
         name: this.#name,
         deliver: (delivered) => this.#deliver(delivered),
         closed: (error) => void this.#shutdown({ type: 'http_error', error }, false),
@@ -835,7 +845,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (this.#closeReason) return;
     const session = this.#session;
     this.#closeReason = reason;
-    this.#stop.abort(new Error('the transport closed'));
+    this.#stopController?.abort(new Error('the transport closed'));
     for (const exchange of this.#exchanges.values()) {
       exchange.abort.abort(new Error('the transport closed'));
       exchange.internal?.reject(new Error('the transport closed'));

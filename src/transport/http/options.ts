@@ -89,43 +89,46 @@ const RESERVED_HEADERS = new Set([
   'last-event-id',
 ]);
 
+const NO_HEADERS: ReadonlyArray<readonly [string, HeaderValue]> = Object.freeze([]);
+
 /** RFC 9110 token characters: what a header name may hold. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Validates HttpOptions in one pass; every problem throws ConfigError naming the key. */
 export function resolveHttpOptions(raw: unknown, prefix = ''): ResolvedHttpOptions {
-  const input = ownProperties(raw, prefix);
+  return resolveHttpSnapshot(ownProperties(raw, prefix), prefix);
+}
+
+/** resolveHttpOptions on a spec's own properties already copied (a Client's transport spec). */
+export function resolveHttpSnapshot(input: Record<string, unknown>, prefix: string): ResolvedHttpOptions {
   rejectUnknownKeys(input, HTTP_KEYS, prefix, { endpoint: 'url', insecure: 'allowInsecure' });
   const type = input.type;
   if (type !== undefined && type !== 'http') {
     throw new ConfigError(at(prefix, 'type'), `${at(prefix, 'type')} must be 'http', got ${describe(type)}`);
   }
-  const allowInsecure = booleanOption(input.allowInsecure ?? false, at(prefix, 'allowInsecure'));
+  // An option left out is its default as it is (valid by construction): only given ones are checked.
+  const allowInsecure =
+    input.allowInsecure != null && booleanOption(input.allowInsecure, at(prefix, 'allowInsecure'));
+  const oauth = isOAuthOptions(input.auth);
   return {
     url: normalizeUrl(input.url, at(prefix, 'url'), allowInsecure),
-    headers: normalizeHeaders(input.headers ?? {}, at(prefix, 'headers')),
-    bearer: isOAuthOptions(input.auth) ? undefined : normalizeAuth(input.auth, at(prefix, 'auth')),
-    oauth: isOAuthOptions(input.auth) ? resolveOAuthOptions(input.auth, at(prefix, 'auth')) : undefined,
-    maxMessageBytes: integerOption(
-      input.maxMessageBytes ?? HTTP_DEFAULTS.maxMessageBytes,
-      at(prefix, 'maxMessageBytes'),
-      'bytes',
-      1,
-    ),
-    legacySse: booleanOption(input.legacySse ?? true, at(prefix, 'legacySse')),
+    headers: input.headers == null ? NO_HEADERS : normalizeHeaders(input.headers, at(prefix, 'headers')),
+    bearer: oauth || input.auth === undefined ? undefined : normalizeAuth(input.auth, at(prefix, 'auth')),
+    oauth: oauth ? resolveOAuthOptions(input.auth, at(prefix, 'auth')) : undefined,
+    maxMessageBytes:
+      input.maxMessageBytes == null
+        ? HTTP_DEFAULTS.maxMessageBytes
+        : integerOption(input.maxMessageBytes, at(prefix, 'maxMessageBytes'), 'bytes', 1),
+    legacySse: input.legacySse == null || booleanOption(input.legacySse, at(prefix, 'legacySse')),
     allowInsecure,
-    headersTimeout: integerOption(
-      input.headersTimeout ?? HTTP_DEFAULTS.headersTimeout,
-      at(prefix, 'headersTimeout'),
-      'ms',
-      1,
-    ),
-    bodyTimeout: integerOption(
-      input.bodyTimeout ?? HTTP_DEFAULTS.bodyTimeout,
-      at(prefix, 'bodyTimeout'),
-      'ms',
-      1,
-    ),
+    headersTimeout:
+      input.headersTimeout == null
+        ? HTTP_DEFAULTS.headersTimeout
+        : integerOption(input.headersTimeout, at(prefix, 'headersTimeout'), 'ms', 1),
+    bodyTimeout:
+      input.bodyTimeout == null
+        ? HTTP_DEFAULTS.bodyTimeout
+        : integerOption(input.bodyTimeout, at(prefix, 'bodyTimeout'), 'ms', 1),
   };
 }
 

@@ -81,17 +81,20 @@ export class Requester {
   constructor(
     deps: HttpDeps,
     options: {
-      origin: string;
+      /** The MCP endpoint: its origin is the pool's, and the only one credentials go to. */
+      endpoint: URL;
       baseHeaders: Record<string, string>;
       secrets: readonly string[];
       headersTimeout: number;
       server?: string;
       env?: NodeJS.ProcessEnv;
-      auth?: HttpAuthorization;
+      auth?: HttpAuthorization | undefined;
     },
   ) {
     this.#undici = deps.undici;
-    this.#origin = options.origin;
+    const { endpoint } = options;
+    this.#origin = endpoint.origin;
+    this.#target = { url: endpoint, origin: this.#origin, path: endpoint.pathname + endpoint.search };
     this.#baseHeaders = options.baseHeaders;
     this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;

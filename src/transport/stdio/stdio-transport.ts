@@ -12,7 +12,7 @@ import {
 } from '../../errors.js';
 import { parseMessage } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import { type PreparedMeta, serialize } from '../../jsonrpc/serialize.js';
+import { type PreparedMeta, serializeLine } from '../../jsonrpc/serialize.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import { buildEnvironment, getVariable, redact, secretValues } from './environment.js';
@@ -182,9 +182,9 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
   send(message: JsonRpcMessage, meta?: PreparedMeta): void {
     if (this.#state === 'closed') throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('send() needs a started transport: await start() first');
-    const text = serialize(message, meta);
-    if (channels.message.hasSubscribers) this.#publishMessage('send', text.trimEnd());
-    if (!this.#writeQueue!.write(text)) {
+    const line = serializeLine(message, meta);
+    if (channels.message.hasSubscribers) this.#publishMessage('send', line.text.trimEnd());
+    if (!this.#writeQueue!.write(line.text, line.bytes)) {
       this.#closeWith({ type: 'write_queue_full', limit: this.#options.maxWriteQueueBytes });
       throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     }

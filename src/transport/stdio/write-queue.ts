@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+import { nextTick } from 'node:process';
 import type { Writable } from 'node:stream';
 
 /**
@@ -9,17 +11,16 @@ import type { Writable } from 'node:stream';
 export class WriteQueue {
   readonly #stream: Writable;
   readonly #maxBytes: number;
-  #batch: string[] = [];
+  /** The messages of this turn, joined (a rope: each write is one concatenation, flattened once). */
+  #batch = '';
   #batchBytes = 0;
-  #scheduled = false;
   #closed = false;
   readonly #flush = () => {
-    this.#scheduled = false;
-    if (this.#closed || this.#batch.length === 0) return;
-    const text = this.#batch.length === 1 ? this.#batch[0]! : this.#batch.join('');
+    const text = this.#batch;
     const bytes = this.#batchBytes;
-    this.#batch = [];
+    this.#batch = '';
     this.#batchBytes = 0;
+    if (this.#closed || bytes === 0) return;
     // A pipe counts a string in its writableLength by UTF-16 code units, which would let three
     // times the cap of CJK text through: anything but ASCII (one byte per code unit, so as many
     // bytes as units) goes as bytes. ASCII goes as it is, without a copy into a Buffer.
@@ -36,17 +37,21 @@ export class WriteQueue {
     return this.#batchBytes + this.#stream.writableLength;
   }
 
-  /** Queues one serialised message. Returns false, writing nothing, if it would pass the byte cap. */
-  write(text: string): boolean {
+  /**
+   * Queues one serialised message, `bytes` its length in UTF-8 (when the caller has it already).
+   * Returns false, writing nothing, if it would pass the byte cap.
+   */
+  write(text: string, bytes = Buffer.byteLength(text)): boolean {
     if (this.#closed) return false;
-    const bytes = Buffer.byteLength(text);
     if (this.pendingBytes + bytes > this.#maxBytes) return false;
-    this.#batch.push(text);
-    this.#batchBytes += bytes;
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      process.nextTick(this.#flush);
+    if (this.#batchBytes === 0) {
+      this.#batch = text;
+      // The first message of the turn schedules the flush.
+      if (bytes > 0) nextTick(this.#flush);
+    } else {
+      this.#batch += text;
     }
+    this.#batchBytes += bytes;
     return true;
   }
 
@@ -58,7 +63,7 @@ export class WriteQueue {
   /** Drops whatever was not written yet; later writes are refused. */
   close(): void {
     this.#closed = true;
-    this.#batch = [];
+    this.#batch = '';
     this.#batchBytes = 0;
   }
 }
