@@ -1,3 +1,4 @@
+import { isOAuthOptions } from '../auth/options.js';
 import { MemoryTokenStore } from '../auth/token-store.js';
 import { Client } from '../client/client.js';
 import type { ClientOptions } from '../client/options.js';
@@ -284,11 +285,8 @@ export class PoolMember {
   #withMemberAuth(options: ClientOptions): ClientOptions {
     // Unchecked here: the Client validates the options and names any problem.
     const transport = options.transport as { type?: unknown; auth?: unknown } | undefined;
-    const given = transport?.auth;
-    if (transport?.type !== 'http' || typeof given !== 'object' || given === null || 'bearer' in given) {
-      return options;
-    }
-    const auth = given as { onAuthorizationUrl?: unknown; store?: unknown };
+    if (transport?.type !== 'http' || !isOAuthOptions(transport.auth)) return options;
+    const auth = transport.auth as { onAuthorizationUrl?: unknown; store?: unknown };
     if (auth.store === undefined) this.#tokens ??= new MemoryTokenStore();
     const store = auth.store ?? this.#tokens;
     let onAuthorizationUrl = auth.onAuthorizationUrl;
