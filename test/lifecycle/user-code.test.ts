@@ -2,89 +2,84 @@
 // functions) that throws or rejects never breaks the client, and every answer the client owes a
 // server is sent, or the connection is closed with a reason.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClientClosedError, Secret, SpawnError } from '../../src/index.js';
 import { ERAS, mcpClient, responsesIn } from '../helpers/lifecycle.js';
-import { guardProcesses } from '../helpers/processes.js';
+import { guardProcesses, waitGroupGone } from '../helpers/processes.js';
 import { captureUncaught, UserCallbackError } from '../helpers/user-errors.js';
 import { textOf, waitFor } from '../helpers/wait.js';
 
 guardProcesses();
 
-const EVERY_EVENT = [
-  'ready',
-  'disconnected',
-  'reconnecting',
-  'notification',
-  'log',
-  'closed',
-  'warning',
-] as const;
+/**
+ * Runs test/fixtures/hosts/throwing-user-code.ts, a host whose user code throws, in a process of
+ * its own (the file says why) and returns its report, after checking that nothing but its user
+ * code's errors was re-thrown and that every server process it started is gone.
+ */
+async function runThrowingHost(scenario: 'listeners' | 'progress', era: string) {
+  const host = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.resolve(import.meta.dirname, '../fixtures/hosts/throwing-user-code.ts'),
+      scenario,
+      era,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
+  );
+  let output = '';
+  host.stdout.setEncoding('utf8').on('data', (text: string) => {
+    output += text;
+  });
+  let errors = '';
+  host.stderr.setEncoding('utf8').on('data', (text: string) => {
+    errors += text;
+  });
+  const [code, signal] = await once(host, 'close');
+  assert.equal(code, 0, `the host failed (signal ${signal}): ${errors}`);
+  const report = JSON.parse(output) as {
+    groups: number[];
+    userErrors: string[];
+    foreignErrors: string[];
+    [key: string]: unknown;
+  };
+  assert.deepEqual(report.foreignErrors, [], "only the user callbacks' own errors were re-thrown");
+  for (const group of report.groups)
+    assert.ok(await waitGroupGone(group, 8000), `server group ${group} is gone`);
+  return report;
+}
 
 for (const era of ERAS) {
   test(`${era}: listeners of every event that throw or reject leave connect(), restarts and requests working, and each error is re-thrown on a later tick`, async () => {
-    const captured = captureUncaught();
-    try {
-      const { client, count } = mcpClient(['--era', era], { logLevel: 'info' });
-      let inListener = false;
-      for (const event of EVERY_EVENT) {
-        client.on(event, () => {
-          inListener = true;
-          throw new UserCallbackError(`a '${event}' listener`);
-        });
-        client.on(event, async () => {
-          throw new UserCallbackError(`an async '${event}' listener`);
-        });
-      }
-      await client.connect();
-      assert.equal(client.state, 'ready');
-      // Re-thrown outside our stack: nothing was thrown yet when connect() resolved.
-      assert.ok(inListener);
-      await client.callTool({ name: 'crash' }).catch(() => {});
-      await waitFor(() => count('ready') === 2 && client.state === 'ready', 'the restart after the crash');
-      const result = await client.callTool({ name: 'echo', arguments: { after: 'restart' } });
-      assert.equal(textOf(result), JSON.stringify({ after: 'restart' }));
-      await client.close();
-      await sleep(20);
-      const errors = captured.stop();
-      for (const event of ['ready', 'disconnected', 'reconnecting', 'notification', 'log']) {
-        assert.ok(
-          errors.some((error) => error.message === `user code threw in a '${event}' listener`),
-          `the '${event}' listener's error was re-thrown`,
-        );
-        assert.ok(
-          errors.some((error) => error.message === `user code threw in an async '${event}' listener`),
-          `the async '${event}' listener's rejection was re-thrown`,
-        );
-      }
-    } finally {
-      process.setUncaughtExceptionCaptureCallback(null);
+    const report = await runThrowingHost('listeners', era);
+    assert.equal(report.stateAfterConnect, 'ready');
+    assert.equal(report.listenerRanBeforeConnectResolved, true);
+    // Re-thrown outside our stack: nothing was thrown yet when connect() resolved.
+    assert.equal(report.rethrownBeforeConnectResolved, 0);
+    assert.equal(report.echoAfterRestart, JSON.stringify({ after: 'restart' }));
+    assert.equal(report.groups.length, 2, 'one server, then its restart');
+    for (const event of ['ready', 'disconnected', 'reconnecting', 'notification', 'log']) {
+      assert.ok(
+        report.userErrors.includes(`a '${event}' listener`),
+        `the '${event}' listener's error was re-thrown`,
+      );
+      assert.ok(
+        report.userErrors.includes(`an async '${event}' listener`),
+        `the async '${event}' listener's rejection was re-thrown`,
+      );
     }
   });
 
   test(`${era}: an onProgress that throws on every call leaves its request to resolve`, async () => {
-    const captured = captureUncaught();
-    try {
-      const { client } = mcpClient(['--era', era]);
-      await client.connect();
-      let calls = 0;
-      const result = await client.callTool(
-        { name: 'slow', arguments: { steps: 3, interval: 20 } },
-        {
-          onProgress: () => {
-            calls++;
-            throw new UserCallbackError('onProgress');
-          },
-        },
-      );
-      assert.equal(textOf(result), 'done');
-      assert.equal(calls, 3);
-      await sleep(20);
-      assert.equal(captured.stop().length, 3);
-    } finally {
-      process.setUncaughtExceptionCaptureCallback(null);
-    }
+    const report = await runThrowingHost('progress', era);
+    assert.equal(report.result, 'done');
+    assert.equal(report.progressCalls, 3);
+    assert.deepEqual(report.userErrors, ['onProgress', 'onProgress', 'onProgress']);
   });
 }
 
