@@ -112,6 +112,12 @@ export class Supervisor {
   /** The last failure (an attempt's error, or the lost connection): the cause of what follows. */
   #lastError: Error | undefined;
   #firstConnect: Promise<void> | undefined;
+  /** Settles the first connect(); dropped once it has settled. */
+  #settleFirst: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  /** Failed attempts in a row (restarts included); reset after `resetAfter` up. */
+  #attempts = 0;
+  /** A strict legacy server that exited at the probe is restarted straight into initialize once. */
+  #restartedAfterProbeExit = false;
   /** Requests waiting for a session; made on the first. */
   #waiters: Set<Waiter> | undefined;
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
@@ -152,7 +158,8 @@ export class Supervisor {
     if (this.#state === 'closed') return Promise.reject(this.#closedError());
     this.#firstConnect ??= new Promise<void>((resolve, reject) => {
       this.#state = 'connecting';
-      void this.#run(resolve, reject);
+      this.#settleFirst = { resolve, reject };
+      void this.#run();
     });
     return this.#firstConnect;
   }
@@ -209,89 +216,110 @@ export class Supervisor {
     if (!wasIdle) this.#emit('closed', undefined);
   }
 
-  async #run(resolveFirst: () => void, rejectFirst: (error: Error) => void): Promise<void> {
-    let attempt = 0;
-    let restartedAfterProbeExit = false;
-    let first = true;
+  /**
+   * Attempts until a session is ready (after the backoff for `lost`, a connection that was up),
+   * then returns: while ready nothing waits here (no suspended async function per client); the
+   * connection's 'close' starts the next run through #lost.
+   */
+  async #run(lost?: ConnectionClosedError): Promise<void> {
+    if (lost !== undefined && !(await this.#backoff(this.#attempts, lost))) return;
     while (!this.#isClosed()) {
       let session: Session;
       try {
         session = await this.#attempt();
       } catch (error) {
         if (this.#isClosed()) {
-          if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
+          this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server: this.#config.name }));
           return;
         }
-        if (error instanceof ProbeExitError && !restartedAfterProbeExit) {
+        if (error instanceof ProbeExitError && !this.#restartedAfterProbeExit) {
           // Some strict legacy servers exit when the first message is not initialize.
-          restartedAfterProbeExit = true;
+          this.#restartedAfterProbeExit = true;
           this.#memory = { era: 'legacy', version: LATEST_LEGACY_VERSION };
           debug('%s: %s; restarting straight into initialize', this.#config.name, error.message);
           continue;
         }
         const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
         this.#lastError = cause;
-        if (isPermanentFailure(cause) || attempt >= this.#config.reconnect.maxReconnects) {
-          this.#giveUp(cause, first ? rejectFirst : undefined);
+        if (isPermanentFailure(cause) || this.#attempts >= this.#config.reconnect.maxReconnects) {
+          this.#giveUp(cause, this.#takeSettleFirst()?.reject);
           return;
         }
-        attempt += 1;
-        if (!(await this.#backoff(attempt, cause))) {
-          if (first) rejectFirst(new ClientClosedError(undefined, { server: this.#config.name }));
+        this.#attempts += 1;
+        if (!(await this.#backoff(this.#attempts, cause))) {
+          this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server: this.#config.name }));
           return;
         }
         continue;
       }
-      this.#session = session;
-      this.#memory = session.memory;
-      this.#state = 'ready';
-      const ready: ReadyEvent = {
-        era: session.era,
-        protocolVersion: session.protocolVersion,
-        serverInfo: session.serverInfo,
-      };
-      debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
-      this.#emit('session', session);
-      this.#emit('ready', ready);
-      if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);
-      if (first) {
-        first = false;
-        resolveFirst();
-      }
-      // After resetAfter up, the backoff starts over (no timer when there is nothing to reset).
-      const healthy =
-        attempt > 0
-          ? setTimeout(() => {
-              attempt = 0;
-            }, this.#config.reconnect.resetAfter).unref()
-          : undefined;
-      const { pingInterval } = this.#config;
-      const stopPinging =
-        pingInterval !== undefined && session.era === 'legacy'
-          ? keepAlive(this.#connection!, {
-              name: this.#config.name,
-              interval: pingInterval,
-              warn: this.#context.warn,
-            })
-          : undefined;
-      const reason = await this.#closed(this.#connection!);
-      stopPinging?.();
-      clearTimeout(healthy);
-      session.dispose();
-      if (this.#isClosed()) return;
-      this.#session = undefined;
-      this.#lastReason = reason;
-      this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
-      this.#state = 'reconnecting';
-      this.#emit('disconnected', reason);
-      if (attempt >= this.#config.reconnect.maxReconnects) {
-        this.#giveUp(undefined);
-        return;
-      }
-      attempt += 1;
-      const lost = new ConnectionClosedError(reason, { server: this.#config.name });
-      if (!(await this.#backoff(attempt, lost))) return;
+      this.#onReady(session);
+      return;
     }
+  }
+
+  #takeSettleFirst(): { resolve: () => void; reject: (error: Error) => void } | undefined {
+    const settle = this.#settleFirst;
+    this.#settleFirst = undefined;
+    return settle;
+  }
+
+  #onReady(session: Session): void {
+    this.#session = session;
+    this.#memory = session.memory;
+    this.#state = 'ready';
+    const ready: ReadyEvent = {
+      era: session.era,
+      protocolVersion: session.protocolVersion,
+      serverInfo: session.serverInfo,
+    };
+    debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
+    this.#emit('session', session);
+    this.#emit('ready', ready);
+    if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);
+    this.#takeSettleFirst()?.resolve();
+    // After resetAfter up, the backoff starts over (no timer when there is nothing to reset).
+    const healthy =
+      this.#attempts > 0
+        ? setTimeout(() => {
+            this.#attempts = 0;
+          }, this.#config.reconnect.resetAfter).unref()
+        : undefined;
+    const { pingInterval } = this.#config;
+    const connection = this.#connection!;
+    const stopPinging =
+      pingInterval !== undefined && session.era === 'legacy'
+        ? keepAlive(connection, {
+            name: this.#config.name,
+            interval: pingInterval,
+            warn: this.#context.warn,
+          })
+        : undefined;
+    // One microtask after the close, as an await of it would be.
+    const onClose = (reason: CloseReason) =>
+      queueMicrotask(() => {
+        stopPinging?.();
+        clearTimeout(healthy);
+        session.dispose();
+        this.#lost(reason);
+      });
+    if (connection.closeReason) onClose(connection.closeReason);
+    else connection.on('close', onClose); // 'close' comes once
+  }
+
+  /** The ready connection closed: restart with backoff, unless closed or out of attempts. */
+  #lost(reason: CloseReason): void {
+    if (this.#isClosed()) return;
+    this.#session = undefined;
+    this.#lastReason = reason;
+    this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
+    this.#state = 'reconnecting';
+    this.#emit('disconnected', reason);
+    if (this.#attempts >= this.#config.reconnect.maxReconnects) {
+      this.#giveUp(undefined);
+      return;
+    }
+    this.#attempts += 1;
+    void this.#run(new ConnectionClosedError(reason, { server: this.#config.name }));
   }
 
   /**
@@ -370,11 +398,6 @@ export class Supervisor {
       method,
       cause: this.#lastError,
     });
-  }
-
-  #closed(connection: Connection): Promise<CloseReason> {
-    if (connection.closeReason) return Promise.resolve(connection.closeReason);
-    return new Promise((resolve) => connection.on('close', resolve)); // 'close' comes once
   }
 
   /** Waits the backoff delay for this attempt; false if close() came first. */
