@@ -3,7 +3,9 @@
 // the phases read on undici's diagnostics channels. Clients: the raw floor, conduit-mcp from dist/,
 // and with BENCH_CONDUIT_BASELINE=<dir of a built index.js> another build, for before/after.
 //
-//   node --import tsx bench/http-connect-probe.ts [--runs 150] [--hops]
+//   node --import tsx bench/http-connect-probe.ts [--runs 150] [--hops] [--clients raw,conduit]
+//
+// --clients: only these (of raw, conduit, baseline), e.g. conduit alone under --cpu-prof.
 //
 // --hops: instead of times, the promises made and the microtask jobs run in each phase (one sample
 // each, after two warm-up ones), by V8's promise hooks.
@@ -22,7 +24,11 @@ import { withHttpServer } from './scenarios/http/server.js';
 import { echoOnce } from './scenarios/workloads.js';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '150' }, hops: { type: 'boolean', default: false } },
+  options: {
+    runs: { type: 'string', default: '150' },
+    hops: { type: 'boolean', default: false },
+    clients: { type: 'string' },
+  },
 });
 const runs = Number(values.runs);
 const WARMUP = 20;
@@ -33,7 +39,9 @@ const baseline = process.env.BENCH_CONDUIT_BASELINE;
 if (baseline) {
   libraries.set('baseline', await import(pathToFileURL(path.resolve(baseline, 'index.js')).href));
 }
-const ids = ['raw', ...libraries.keys()];
+const ids = ['raw', ...libraries.keys()].filter(
+  (id) => !values.clients || values.clients.split(',').includes(id),
+);
 
 /** What the bench's conduit client does: a new Client, connected (construction is timed too). */
 async function connect(id: string, server: HttpBenchServer): Promise<BenchConnection> {
@@ -100,7 +108,8 @@ async function timePhases(server: HttpBenchServer): Promise<void> {
     console.log([label, ...cells].join(' | '));
   }
   const total = (id: string) => median(samples.get(id)!.map((s) => s.ready! - s.start!));
-  for (const id of ids.slice(1)) console.log(`${id} / raw: ${(total(id) / total('raw')).toFixed(2)}x`);
+  if (ids[0] === 'raw')
+    for (const id of ids.slice(1)) console.log(`${id} / raw: ${(total(id) / total('raw')).toFixed(2)}x`);
 }
 
 async function countHops(server: HttpBenchServer): Promise<void> {

@@ -18,10 +18,11 @@ import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport
 import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
+import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { establishSession, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
-import { PausableClock, type PausableTimer } from './pausable-clock.js';
+import { PausableClock } from './pausable-clock.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -326,42 +327,51 @@ export class Supervisor {
    * One attempt within `connectTimeout`, cut short by close(). Past the deadline (a Secret that
    * never resolves, a server that never answers) the attempt's transport is closed and the attempt
    * fails like any other; the close reason kept is the transport's own when the server failed,
-   * else `connect_failed` with the error.
+   * else `connect_failed` with the error. One promise, settled by whichever comes first: the
+   * session, the failure, the deadline or close().
    */
-  async #attempt(): Promise<Session> {
+  #attempt(): Promise<Session> {
     const { connectTimeout, name } = this.#config;
     const opening = this.#open();
     const transport = this.#transport!;
-    let timer: PausableTimer | undefined;
-    let onStop: (() => void) | undefined;
-    const cutShort = new Promise<never>((_, reject) => {
-      // The connection's clock: the time the user takes to consent (OAuth) is not counted.
-      timer = (this.#connection?.clock ?? new PausableClock()).setTimeout(
-        () => reject(new ConnectTimeoutError(connectTimeout, { server: name })),
-        connectTimeout,
+    return new Promise<Session>((resolve, reject) => {
+      let settled = false;
+      // The connection's clock: the time the user takes to consent (OAuth) is not counted. The
+      // deadline waits in the process's lane for its length, under a Node timer that lane shares
+      // (with requests of that timeout too), not a timer set and cleared per attempt.
+      const deadlines = new Deadlines<AttemptDeadline>(
+        this.#connection?.clock ?? new PausableClock(),
+        expireAttempt,
       );
-      onStop = () => reject(new ClientClosedError(undefined, { server: name }));
+      const finish = () => {
+        settled = true;
+        deadlines.remove(deadline);
+        this.#forgetStop(onStop);
+      };
+      const fail = (error: Error) => {
+        if (settled) return;
+        finish();
+        const own = transport.closeReason;
+        if (!this.#isClosed()) {
+          this.#lastReason =
+            own && own.type !== 'closed' ? own : { type: 'connect_failed', error: unwrap(error) };
+        }
+        void transport.close();
+        reject(error);
+      };
+      const deadline = attemptDeadline(() => fail(new ConnectTimeoutError(connectTimeout, { server: name })));
+      const onStop = () => fail(new ClientClosedError(undefined, { server: name }));
+      deadlines.add(deadline, connectTimeout);
       this.#whenStopped(onStop);
+      opening.then((session) => {
+        // The losing attempt settles on its own once its transport is closed.
+        if (settled) session.dispose();
+        else {
+          finish();
+          resolve(session);
+        }
+      }, fail);
     });
-    try {
-      return await Promise.race([opening, cutShort]);
-    } catch (error) {
-      // The losing attempt settles on its own once its transport is closed.
-      opening.then(
-        (late) => late.dispose(),
-        () => {},
-      );
-      const own = transport.closeReason;
-      if (!this.#isClosed()) {
-        this.#lastReason =
-          own && own.type !== 'closed' ? own : { type: 'connect_failed', error: unwrap(error as Error) };
-      }
-      void transport.close();
-      throw error;
-    } finally {
-      timer?.clear();
-      this.#forgetStop(onStop!);
-    }
   }
 
   /** One attempt: a new process, a new connection, the session opened on it. */
@@ -455,6 +465,25 @@ export class Supervisor {
   #rejectWaiters(error: Error): void {
     if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.reject(error);
   }
+}
+
+/** An attempt's connect deadline, as its lane keeps it. */
+interface AttemptDeadline extends DeadlineEntry {
+  readonly expire: () => void;
+}
+
+const expireAttempt = (entry: AttemptDeadline) => entry.expire();
+
+function attemptDeadline(expire: () => void): AttemptDeadline {
+  return {
+    expire,
+    deadline: 0,
+    deadlineStill: 0,
+    deadlineOwner: undefined,
+    deadlinePrev: undefined,
+    deadlineNext: undefined,
+    deadlineLane: undefined,
+  };
 }
 
 /** The error a probe exit stands for. */

@@ -153,7 +153,12 @@ export async function establishSession(
   return session;
 }
 
-async function chooseSession(connection: Connection, context: SessionContext, options: EstablishOptions) {
+/** The promise of the chosen way in: returned as it is, not awaited in a layer of its own. */
+function chooseSession(
+  connection: Connection,
+  context: SessionContext,
+  options: EstablishOptions,
+): Promise<Session> {
   const { memory } = options;
   if (options.mode === 'legacy') {
     eraStep(context.name, 'legacy', `protocol legacy: initialize (${LATEST_LEGACY_VERSION}), no probe`);
@@ -167,17 +172,28 @@ async function chooseSession(connection: Connection, context: SessionContext, op
     );
     return modernByDiscover(connection, context, LATEST_MODERN_VERSION, options);
   }
-  // A remembered modern era is checked, not trusted: the probe confirms it on this process with
-  // one server/discover round trip, and finds a server that now speaks only legacy before `ready`.
-  if (memory?.era === 'legacy') {
-    eraStep(context.name, 'legacy', `legacy era remembered: initialize (${memory.version})`);
-    try {
-      return await legacy(connection, context, memory.version, options);
-    } catch (error) {
-      // The remembered era was wrong the way a wrong era fails: probe this process afresh.
-      if (!(error instanceof McpError)) throw error;
-      eraStep(context.name, 'probe', `initialize failed (${error.message}); probing again`);
-    }
+  if (memory?.era === 'legacy') return rememberedLegacy(connection, context, memory.version, options);
+  return probe(connection, context, options);
+}
+
+/**
+ * A remembered legacy era: initialize straight away. A remembered modern era is checked, not
+ * trusted: the probe confirms it on this process with one server/discover round trip, and finds
+ * a server that now speaks only legacy before `ready`.
+ */
+async function rememberedLegacy(
+  connection: Connection,
+  context: SessionContext,
+  version: string,
+  options: EstablishOptions,
+): Promise<Session> {
+  eraStep(context.name, 'legacy', `legacy era remembered: initialize (${version})`);
+  try {
+    return await legacy(connection, context, version, options);
+  } catch (error) {
+    // The remembered era was wrong the way a wrong era fails: probe this process afresh.
+    if (!(error instanceof McpError)) throw error;
+    eraStep(context.name, 'probe', `initialize failed (${error.message}); probing again`);
   }
   // Awaited: an async function returning a promise takes two more microtask turns to settle.
   return await probe(connection, context, options);
@@ -200,28 +216,47 @@ async function probe(
     // any request (a RequestTimeoutError, on its shared timer lane: no timer of the probe's own).
     { cancelOnWire: false, timeout: silenceMeansLegacy ? Number.POSITIVE_INFINITY : options.probeTimeout },
   );
-  const answer = started.promise.then(
-    (result) => ({ result }),
-    (error: unknown) => ({ error }),
-  );
-  const first = silenceMeansLegacy
-    ? ((await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT)
-    : await answer;
-  if (first !== PROBE_TIMED_OUT && 'error' in first && first.error instanceof ConnectionClosedError) {
+  let first: { result: unknown } | { error: unknown } | typeof PROBE_TIMED_OUT;
+  if (silenceMeansLegacy) {
+    const answer = started.promise.then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    first = (await withTimeout(connection, answer, options.probeTimeout)) ?? PROBE_TIMED_OUT;
+    if (first === PROBE_TIMED_OUT) {
+      eraStep(
+        context.name,
+        'timeout',
+        `no answer to server/discover within ${options.probeTimeout} ms; trying initialize (${LATEST_LEGACY_VERSION})`,
+      );
+      return legacyOrLateModern(connection, context, options, started.id, answer);
+    }
+  } else {
+    // Awaited as it is (no promise of its own to wrap the answer): one microtask turn.
+    try {
+      first = { result: await started.promise };
+    } catch (error) {
+      first = { error };
+    }
+  }
+  if ('error' in first && first.error instanceof ConnectionClosedError) {
     if (options.discovery.closeDuringProbeMeansLegacy) throw new ProbeExitError(first.error);
     throw first.error;
   }
-  if (first === PROBE_TIMED_OUT) {
-    eraStep(
-      context.name,
-      'timeout',
-      `no answer to server/discover within ${options.probeTimeout} ms; trying initialize (${LATEST_LEGACY_VERSION})`,
-    );
-    return legacyOrLateModern(connection, context, options, started.id, answer);
-  }
   if ('error' in first && first.error instanceof RequestTimeoutError) throw first.error;
   const outcome = classifyProbe(first, requested, options.discovery.probeErrorMeansLegacy);
+  // A modern answer is the session at once: no layer of followOutcome's to settle first.
+  if (outcome.kind === 'modern') return modernFromProbe(connection, context, outcome);
   return await followOutcome(connection, context, options, outcome, true);
+}
+
+function modernFromProbe(
+  connection: Connection,
+  context: SessionContext,
+  outcome: Extract<ProbeOutcome, { kind: 'modern' }>,
+): ModernSession {
+  eraStep(context.name, 'modern', `server/discover answered: modern era, ${outcome.version}`);
+  return new ModernSession(connection, context, outcome.version, outcome.discovered);
 }
 
 async function followOutcome(
@@ -233,8 +268,7 @@ async function followOutcome(
 ): Promise<Session> {
   switch (outcome.kind) {
     case 'modern':
-      eraStep(context.name, 'modern', `server/discover answered: modern era, ${outcome.version}`);
-      return new ModernSession(connection, context, outcome.version, outcome.discovered);
+      return modernFromProbe(connection, context, outcome);
     case 'retry-modern':
       if (!mayRetry)
         throw new UnsupportedProtocolVersionError([outcome.version], LATEST_MODERN_VERSION, {

@@ -103,6 +103,9 @@ export class Requester {
     this.#auth = options.auth;
     const env = options.env ?? process.env;
     const agentOptions = { headersTimeout: options.headersTimeout, bodyTimeout: 0 };
+    // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
+    // origin (redirects elsewhere are refused, #dispatch checks), so an Agent's table of pools, one
+    // entry long, would only cost its making (an options deep clone, four listeners) per connect.
     this.#dispatcher = PROXY_VARIABLES.some((name) => env[name])
       ? new this.#undici.EnvHttpProxyAgent({
           ...agentOptions,
@@ -110,7 +113,7 @@ export class Requester {
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
-      : new this.#undici.Agent(agentOptions);
+      : new this.#undici.Pool(this.#origin, agentOptions);
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
@@ -141,16 +144,41 @@ export class Requester {
     return answer.response;
   }
 
-  /** One request and its same-origin redirects; `authorization` goes to this origin only. */
+  /**
+   * One request and its same-origin redirects; `authorization` goes to this origin only. The
+   * dispatcher's promise is awaited here, in the same layer as the redirect check (one microtask
+   * turn per response, not one more for a function of its own).
+   */
   async #follow(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
     let target = url;
     for (let hop = 0; ; hop++) {
-      const response = await this.#once(
-        target,
-        init,
-        authorization !== undefined && target.origin === this.#origin ? authorization : undefined,
-      );
-      if (response.status < 300 || response.status >= 400 || response.status === 304) return response;
+      let answer: Dispatcher.ResponseData;
+      try {
+        answer = await this.#dispatch(
+          target,
+          init,
+          authorization !== undefined && target.origin === this.#origin ? authorization : undefined,
+        );
+      } catch (error) {
+        throw this.toHttpError(error, target, init);
+      }
+      const status = answer.statusCode;
+      if (channels.http.hasSubscribers) {
+        channels.http.publish({
+          server: this.#server,
+          method: init.method,
+          url: displayUrl(target),
+          mcpMethod: init.mcpMethod,
+          status,
+        });
+      }
+      const response: HttpResponse = {
+        status,
+        headers: answer.headers,
+        body: answer.body as unknown as Readable,
+        url: target,
+      };
+      if (status < 300 || status >= 400 || status === 304) return response;
       const location = headerString(response.headers.location);
       drain(response.body);
       const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
@@ -158,73 +186,66 @@ export class Requester {
       if (!next) {
         throw this.#error(
           'redirect',
-          `${method} ${displayUrl(target)} answered ${response.status} without a usable Location`,
+          `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
           target,
           init,
-          response.status,
+          status,
         );
       }
       if (next.origin !== this.#origin) {
         throw this.#error(
           'redirect',
-          `${method} ${displayUrl(target)} was redirected (${response.status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
+          `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
           target,
           init,
-          response.status,
+          status,
         );
       }
-      const keepsMethod = response.status === 307 || response.status === 308 || method === 'GET';
+      const keepsMethod = status === 307 || status === 308 || method === 'GET';
       if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
         throw this.#error(
           'redirect',
-          `${method} ${displayUrl(target)} was redirected (${response.status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
+          `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
           target,
           init,
-          response.status,
+          status,
         );
       }
       target = next;
     }
   }
 
-  async #once(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
-    if (this.#target?.url !== url)
-      this.#target = { url, origin: url.origin, path: url.pathname + url.search };
+  /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */
+  #dispatch(url: URL, init: SendInit, authorization: string | undefined): Promise<Dispatcher.ResponseData> {
+    if (this.#target?.url !== url) {
+      const target = { url, origin: url.origin, path: url.pathname + url.search };
+      // The pool serves the endpoint's origin only: anything else would reach the wrong host.
+      if (target.origin !== this.#origin) {
+        throw this.#error(
+          'redirect',
+          `${init.method} ${displayUrl(url)}: not the endpoint's origin (${this.#origin}); nothing is sent to another origin`,
+          url,
+          init,
+        );
+      }
+      this.#target = target;
+    }
     const { origin, path } = this.#target;
     // Headers copied only when there is something to add to the caller's.
     let headers = init.headers;
     if (this.#hasBaseHeaders) headers = { ...this.#baseHeaders, ...headers };
     if (authorization !== undefined) headers = { ...headers, authorization };
-    try {
-      // The dispatcher's own request(): what undici.request() calls, without parsing the URL again.
-      const response = await this.#dispatcher.request({
-        origin,
-        path,
-        method: init.method,
-        headers,
-        body: init.body,
-        signal: init.signal as AbortSignal,
-        headersTimeout: this.#headersTimeout,
-        bodyTimeout: 0,
-      });
-      if (channels.http.hasSubscribers) {
-        channels.http.publish({
-          server: this.#server,
-          method: init.method,
-          url: displayUrl(url),
-          mcpMethod: init.mcpMethod,
-          status: response.statusCode,
-        });
-      }
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: response.body as unknown as Readable,
-        url,
-      };
-    } catch (error) {
-      throw this.toHttpError(error, url, init);
-    }
+    // The dispatcher's own request(): what undici.request() calls, without parsing the URL again.
+    return this.#dispatcher.request({
+      origin,
+      path,
+      method: init.method,
+      headers,
+      body: init.body,
+      signal: init.signal as AbortSignal,
+      headersTimeout: this.#headersTimeout,
+      bodyTimeout: 0,
+    });
   }
 
   /** An undici (or stream) failure as an HttpError; an abort stays an abort. */
