@@ -132,7 +132,23 @@ export function resolveHttpSnapshot(input: Record<string, unknown>, prefix: stri
   };
 }
 
+/**
+ * The last endpoint string resolved, with allowInsecure, and its URL: a Client made again for the
+ * same endpoint (the usual case) parses and checks nothing again. The checks depend on the string
+ * and allowInsecure alone, only a URL that passed them is kept, and nothing changes a resolved URL
+ * (the transport and OAuth read it, or copy it), so sharing it is safe.
+ */
+let lastUrl: { readonly text: string; readonly allowInsecure: boolean; readonly url: URL } | undefined;
+
 function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL {
+  if (typeof value === 'string' && lastUrl?.text === value && lastUrl.allowInsecure === allowInsecure)
+    return lastUrl.url;
+  const url = checkUrl(value, key, allowInsecure);
+  if (typeof value === 'string') lastUrl = { text: value, allowInsecure, url };
+  return url;
+}
+
+function checkUrl(value: unknown, key: string, allowInsecure: boolean): URL {
   let url: URL;
   const parsed =
     value instanceof URL ? new URL(value.href) : typeof value === 'string' ? URL.parse(value) : null;

@@ -47,6 +47,22 @@ describe('HttpOptions', () => {
     assert.throws(() => resolveHttpOptions({ url: 'http://[::ffff:10.0.0.1]/mcp' }), /not loopback/);
   });
 
+  test('an endpoint resolved again is checked again under its own allowInsecure', () => {
+    // The last resolved URL is reused for the same string and allowInsecure only.
+    const insecure = 'http://mcp.example.com/again';
+    assert.equal(resolveHttpOptions({ url: insecure, allowInsecure: true }).url.href, insecure);
+    assert.throws(() => resolveHttpOptions({ url: insecure }), /not loopback/);
+    assert.equal(resolveHttpOptions({ url: insecure, allowInsecure: true }).url.href, insecure);
+    assert.throws(() => resolveHttpOptions({ url: insecure }), /not loopback/);
+    const loopback = 'http://127.0.0.1:3000/mcp#part';
+    const first = resolveHttpOptions({ url: loopback }).url;
+    const second = resolveHttpOptions({ url: loopback }).url;
+    assert.equal(second.href, 'http://127.0.0.1:3000/mcp');
+    assert.equal(first, second);
+    assert.throws(() => resolveHttpOptions({ url: 'https://user:pw@example.com/mcp' }), /credentials/);
+    assert.throws(() => resolveHttpOptions({ url: 'https://user:pw@example.com/mcp' }), /credentials/);
+  });
+
   test('refuses other schemes, credentials in the URL and garbage', () => {
     rejects({ url: 'ftp://example.com/' }, 'transport.url', /https:/);
     rejects({ url: 'https://user:pw@example.com/mcp' }, 'transport.url', /must not carry credentials/);
