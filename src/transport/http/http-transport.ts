@@ -238,7 +238,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (channels.message.hasSubscribers)
       this.#publishMessage('send', meta === undefined ? message : withMeta(message, meta));
     if ('method' in message) {
-      if ('id' in message) void this.#request(message as JsonRpcRequest, meta, body);
+      if ('id' in message) this.#request(message as JsonRpcRequest, meta, body);
       else void this.#notify(message, body);
     } else {
       void this.#postQuietly(message, 'response', body);
@@ -252,7 +252,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
 
   // ---- requests ------------------------------------------------------------------------------
 
-  async #request(message: JsonRpcRequest, meta: PreparedMeta | undefined, body: string): Promise<void> {
+  /** Starts the exchange; not async, so that nothing waits to resume when the exchange ends. */
+  #request(message: JsonRpcRequest, meta: PreparedMeta | undefined, body: string): void {
     const version = modernVersionOf(message, meta);
     const exchange: Exchange = {
       id: message.id,
@@ -263,9 +264,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     };
     this.#exchanges.set(exchange.id, exchange);
     if (this.#sse) {
-      await this.#sse
-        .post(body, message.method, exchange.abort)
-        .catch((error) => this.#fail(exchange, error));
+      this.#sse.post(body, message.method, exchange.abort).catch((error) => this.#fail(exchange, error));
       return;
     }
     let headers: Record<string, string>;
@@ -279,7 +278,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     } else {
       headers = this.#session?.headers() ?? {};
     }
-    await this.#exchange(exchange, message, headers, 0, body);
+    void this.#exchange(exchange, message, headers, 0, body);
   }
 
   /** The headers of a modern request: routing, and the `Mcp-Param-*` a tool's schema asks for. */
@@ -312,7 +311,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     };
     try {
       const response = await this.#requester!.send(this.#options.url, init);
-      const broken = await this.#answer(exchange, message, response, init);
+      // The usual answer, JSON, is read and delivered here without a turn of #answer's own.
+      let broken: Outcome;
+      if (
+        response.status < 400 &&
+        message.method !== 'initialize' &&
+        mediaType(response.headers['content-type']) === 'application/json'
+      ) {
+        const answered = this.#answerJson(exchange, response, init);
+        if (answered) await answered;
+      } else broken = await this.#answer(exchange, message, response, init);
       if (broken === HEADERS_STALE) {
         // The schema changed since tools/list (or was never read): the refreshed bindings, once.
         await this.#exchange(
@@ -405,24 +413,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (message.method === 'initialize')
       exchange.sessionId = headerString(response.headers['mcp-session-id']);
     if (type === 'application/json') {
-      let body: Buffer;
-      try {
-        const read = readBounded(
-          response.body,
-          this.#options.maxMessageBytes,
-          headerString(response.headers['content-length']),
-          this.#options.bodyTimeout,
-        );
-        body = read instanceof Buffer ? read : await read;
-      } catch (error) {
-        throw this.#bodyError(error, response, init);
-      }
-      if (!this.#deliverJson(body, exchange, true)) {
-        this.#fail(
-          exchange,
-          await this.#requester!.statusError(response, init, body).then((e) => this.#invalidBody(e)),
-        );
-      }
+      const answered = this.#answerJson(exchange, response, init);
+      if (answered) await answered;
       return;
     }
     if (type === 'text/event-stream') {
@@ -459,6 +451,44 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         { url: this.url, method: message.method, status, bodyExcerpt: error.bodyExcerpt },
         { server: this.#name },
       ),
+    );
+  }
+
+  /**
+   * A JSON answer (2xx or 3xx): read within maxMessageBytes and delivered, at once when the body is
+   * here whole (the usual case: no promise, no turn), else once it has arrived. A body that is not
+   * a JSON-RPC message fails the exchange; a read that fails throws (or rejects with) its HttpError.
+   */
+  #answerJson(exchange: Exchange, response: HttpResponse, init: SendInit): Promise<void> | undefined {
+    let read: Buffer | Promise<Buffer>;
+    try {
+      read = readBounded(
+        response.body,
+        this.#options.maxMessageBytes,
+        headerString(response.headers['content-length']),
+        this.#options.bodyTimeout,
+      );
+    } catch (error) {
+      throw this.#bodyError(error, response, init);
+    }
+    if (read instanceof Buffer) return this.#deliverBody(read, exchange, response, init);
+    return (read as Promise<Buffer>).then(
+      (body) => this.#deliverBody(body, exchange, response, init),
+      (error: unknown) => {
+        throw this.#bodyError(error, response, init);
+      },
+    );
+  }
+
+  #deliverBody(
+    body: Buffer,
+    exchange: Exchange,
+    response: HttpResponse,
+    init: SendInit,
+  ): Promise<void> | undefined {
+    if (this.#deliverJson(body, exchange, true)) return undefined;
+    return this.#requester!.statusError(response, init, body).then((error) =>
+      this.#fail(exchange, this.#invalidBody(error)),
     );
   }
 

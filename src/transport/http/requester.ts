@@ -55,6 +55,26 @@ const MAX_REDIRECTS = 5;
 /** The variables EnvHttpProxyAgent reads; any of them set means a proxy may be in the way. */
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 
+/**
+ * The socket connector every Pool of the process shares, made with undici's defaults on first use:
+ * a Pool given none builds its own (options copied, a TLS session cache with a
+ * FinalizationRegistry), tens of µs per connect. The shared cache holds TLS sessions by server
+ * name, as one Agent's pools do.
+ */
+let sharedConnector: import('undici').buildConnector.connector | undefined;
+/** The last origin a Pool was made for, parsed once (undici parses a string again per Pool and never changes the URL). */
+let lastOrigin: { readonly text: string; readonly url: URL } | undefined;
+
+function sharedConnectorOf(undici: Undici): import('undici').buildConnector.connector {
+  sharedConnector ??= undici.buildConnector({});
+  return sharedConnector;
+}
+
+function originUrl(origin: string): URL {
+  if (lastOrigin?.text !== origin) lastOrigin = { text: origin, url: new URL(origin) };
+  return lastOrigin.url;
+}
+
 /** A URL for messages: origin and path, never the query (it may hold a key). */
 export function displayUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
@@ -113,7 +133,10 @@ export class Requester {
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
-      : new this.#undici.Pool(this.#origin, agentOptions);
+      : new this.#undici.Pool(originUrl(this.#origin), {
+          ...agentOptions,
+          connect: sharedConnectorOf(this.#undici),
+        });
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
