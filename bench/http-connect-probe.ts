@@ -7,6 +7,7 @@
 //
 // --clients: only these (of raw, conduit, baseline), e.g. conduit alone under --cpu-prof.
 //
+// Times are wall clock and this process's CPU time per phase (process.cpuUsage at each mark).
 // --hops: instead of times, the promises made and the microtask jobs run in each phase (one sample
 // each, after two warm-up ones), by V8's promise hooks.
 import diagnostics from 'node:diagnostics_channel';
@@ -63,7 +64,19 @@ async function connect(id: string, server: HttpBenchServer): Promise<BenchConnec
 }
 
 // The first time each undici event is seen in a sample; sampling stops when connect resolves.
+// Each mark is the wall time (ms) and, under `cpu:<name>`, this process's CPU time (µs, user +
+// system): a phase's CPU is what other load distorts least.
 let marks: Record<string, number> | undefined;
+const cpuNow = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+const mark = (name: string) => {
+  if (marks && marks[name] === undefined) {
+    marks[name] = performance.now();
+    marks[`cpu:${name}`] = cpuNow();
+  }
+};
 const EVENTS = {
   created: 'undici:request:create',
   sent: 'undici:client:sendHeaders',
@@ -71,9 +84,7 @@ const EVENTS = {
   body: 'undici:request:trailers',
 } as const;
 for (const [name, channel] of Object.entries(EVENTS)) {
-  diagnostics.subscribe(channel, () => {
-    if (marks) marks[name] ??= performance.now();
-  });
+  diagnostics.subscribe(channel, () => mark(name));
 }
 
 const PHASES = [
@@ -91,9 +102,10 @@ async function timePhases(server: HttpBenchServer): Promise<void> {
   const samples = new Map(ids.map((id) => [id, [] as Record<string, number>[]]));
   for (let round = -WARMUP; round < runs; round++) {
     for (const id of rotate(ids, Math.max(0, round))) {
-      marks = { start: performance.now() };
+      marks = {};
+      mark('start');
       const connection = await connect(id, server);
-      marks.ready = performance.now();
+      mark('ready');
       const sample = marks;
       marks = undefined;
       await echoOnce(connection, round);
@@ -105,6 +117,13 @@ async function timePhases(server: HttpBenchServer): Promise<void> {
   console.log(['phase', ...ids].join(' | '));
   for (const [label, from, to] of PHASES) {
     const cells = ids.map((id) => (median(samples.get(id)!.map((s) => s[to]! - s[from]!)) * 1000).toFixed(0));
+    console.log([label, ...cells].join(' | '));
+  }
+  console.log('CPU of this process in each phase, median µs');
+  for (const [label, from, to] of PHASES) {
+    const cells = ids.map((id) =>
+      median(samples.get(id)!.map((s) => s[`cpu:${to}`]! - s[`cpu:${from}`]!)).toFixed(0),
+    );
     console.log([label, ...cells].join(' | '));
   }
   const total = (id: string) => median(samples.get(id)!.map((s) => s.ready! - s.start!));

@@ -106,10 +106,12 @@ export class Client extends SafeEmitter<ClientEvents> {
   readonly #supervisor: Supervisor;
   #logLevel: LogLevel | undefined;
   #lastSession: Session | undefined;
-  readonly #cache: ResultCache | undefined;
-  readonly #subscriptions: Subscriptions;
-  readonly #outputSchemas: OutputSchemas;
-  readonly #toolTasks: ToolTasks;
+  // Made on first use (a connect needs none of them): each is read through its getter below, and
+  // cleared or invalidated only if it exists.
+  #cacheMade: ResultCache | undefined;
+  #subscriptionsMade: Subscriptions | undefined;
+  #outputSchemasMade: OutputSchemas | undefined;
+  #toolTasksMade: ToolTasks | undefined;
   /** The tool of each task startToolTask created, until its result is read. */
   /** The tool of each task started here, by task id; made on the first task. */
   #taskTools: Map<string, string> | undefined;
@@ -120,10 +122,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#options = resolveClientOptions(options);
     this.name = this.#options.name;
     this.#logLevel = this.#options.logLevel;
-    this.#cache = this.#options.cache ? new ResultCache() : undefined;
-    this.#outputSchemas = new OutputSchemas(this.name, this.#options.validateSchema);
-    this.#toolTasks = new ToolTasks(this.name);
-    this.#subscriptions = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
     // Modern servers send change notifications only on request: listen while someone listens.
     const emitter = this as EventEmitter;
     emitter.on('newListener', Client.#listenerWatch.newListener);
@@ -153,6 +151,32 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#supervisor = new Supervisor(this.#options, context, (event, args) =>
       this.#fromSupervisor(event, args),
     );
+  }
+
+  /** The result cache, unless the `cache` option is off. */
+  get #cache(): ResultCache | undefined {
+    if (!this.#options.cache) return undefined;
+    this.#cacheMade ??= new ResultCache();
+    return this.#cacheMade;
+  }
+
+  get #outputSchemas(): OutputSchemas {
+    this.#outputSchemasMade ??= new OutputSchemas(this.name, this.#options.validateSchema);
+    return this.#outputSchemasMade;
+  }
+
+  get #toolTasks(): ToolTasks {
+    this.#toolTasksMade ??= new ToolTasks(this.name);
+    return this.#toolTasksMade;
+  }
+
+  /** Made attached to the latest session, as one made with the client and attached to each would be. */
+  get #subscriptions(): Subscriptions {
+    if (!this.#subscriptionsMade) {
+      this.#subscriptionsMade = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
+      if (this.#lastSession) this.#subscriptionsMade.attach(this.#lastSession);
+    }
+    return this.#subscriptionsMade;
   }
 
   // Shared by every Client (EventEmitter calls them with the Client as `this`), not two closures each.
@@ -606,7 +630,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       try {
         return await this.request(method, params, options);
       } catch (error) {
-        if (isBadCursorError(error)) this.#cache?.invalidate(method);
+        if (isBadCursorError(error)) this.#cacheMade?.invalidate(method);
         throw error;
       }
     }
@@ -626,7 +650,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     } catch (error) {
       // A ProtocolError of the walk: a repeated or non-string cursor, or a list that never ends.
       if (!cursorFailed && !(error instanceof ProtocolError)) throw error;
-      this.#cache?.invalidate(method);
+      this.#cacheMade?.invalidate(method);
       if (!cursorFailed) throw error;
       debug(
         '%s: a %s cursor was refused (%s); listing again from the first page',
@@ -646,11 +670,11 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   #onSession(session: Session): void {
     this.#lastSession = session;
-    this.#cache?.clear();
-    this.#outputSchemas.clear();
-    this.#toolTasks.clear();
+    this.#cacheMade?.clear();
+    this.#outputSchemasMade?.clear();
+    this.#toolTasksMade?.clear();
     this.#taskTools = undefined;
-    this.#subscriptions.attach(session);
+    this.#subscriptionsMade?.attach(session);
   }
 
   /** Runs after the notification itself was passed on as `'notification'`. */
@@ -679,16 +703,16 @@ export class Client extends SafeEmitter<ClientEvents> {
     if (onListenStreams && !this.#subscriptions.accept(notification)) return;
     const changed = LIST_CHANGED[method];
     if (changed) {
-      this.#cache?.invalidate(...STALE_LISTS[changed]);
+      this.#cacheMade?.invalidate(...STALE_LISTS[changed]);
       if (changed === 'toolsListChanged') {
-        this.#outputSchemas.clear();
-        this.#toolTasks.clear();
+        this.#outputSchemasMade?.clear();
+        this.#toolTasksMade?.clear();
       }
       this.emit(changed);
       return;
     }
     if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
-      this.#cache?.invalidateUri(params.uri);
+      this.#cacheMade?.invalidateUri(params.uri);
       this.emit('resourceUpdated', { uri: params.uri });
     }
   }

@@ -127,9 +127,10 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #session: LegacyHttpSession | undefined;
   #sse: LegacySseChannel | undefined;
   #modernVersion: string | undefined;
-  readonly #toolHeaders = new Map<string, readonly HeaderBinding[]>();
+  /** The `x-mcp-header` bindings of each tool listed; made on the first tool that has any. */
+  #toolHeaders: Map<string, readonly HeaderBinding[]> | undefined;
   /** Re-issued requests: the id on the wire -> the id the Connection knows. */
-  readonly #aliases = new Map<RequestId, RequestId>();
+  #aliases: Map<RequestId, RequestId> | undefined;
   #reissues = 0;
   /** The Secret header values, as sent: redacted from what `conduit-mcp:transport:message` shows. */
   #secrets: readonly string[] = [];
@@ -285,7 +286,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #modernRequestHeaders(message: JsonRpcRequest, version: string): Record<string, string> {
     const headers = modernHeaders(message, version);
     if (message.method === 'tools/call') {
-      const bindings = this.#toolHeaders.get(String(message.params?.name));
+      const bindings = this.#toolHeaders?.get(String(message.params?.name));
       if (bindings) Object.assign(headers, paramHeaders(bindings, message.params?.arguments));
     }
     return headers;
@@ -340,6 +341,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       ) {
         // A modern stream is not resumable: the request is lost and must go again with a new id.
         const reissue = { ...message, id: `${String(exchange.id)}:reissue:${++this.#reissues}` };
+        this.#aliases ??= new Map();
         this.#aliases.set(reissue.id, exchange.id);
         debug(
           '%s: the stream of %s broke; sending it again as %s',
@@ -348,7 +350,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
           reissue.id,
         );
         await this.#exchange(exchange, reissue, headers, attempt + 1);
-        this.#aliases.delete(reissue.id);
+        this.#aliases?.delete(reissue.id);
         return;
       }
       this.#fail(exchange, broken);
@@ -561,7 +563,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (this.#closeReason) return;
     if (!('method' in message) && message.id !== undefined && message.id !== null) {
       const wireId = message.id;
-      const original = this.#aliases.get(wireId);
+      const original = this.#aliases?.get(wireId);
       if (original !== undefined) message = { ...message, id: original };
       const id = original ?? wireId;
       const exchange = this.#exchanges.get(id);
@@ -675,11 +677,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       const name = String(tool?.name);
       const check = checkToolHeaders(tool?.inputSchema);
       if (check.ok) {
-        if (check.bindings.length > 0) this.#toolHeaders.set(name, check.bindings);
-        else this.#toolHeaders.delete(name);
+        if (check.bindings.length > 0) {
+          this.#toolHeaders ??= new Map();
+          this.#toolHeaders.set(name, check.bindings);
+        } else this.#toolHeaders?.delete(name);
         return true;
       }
-      this.#toolHeaders.delete(name);
+      this.#toolHeaders?.delete(name);
       if (channels.toolRejected.hasSubscribers)
         channels.toolRejected.publish({ server: this.#name, tool: name, reason: check.reason });
       process.emitWarning(
