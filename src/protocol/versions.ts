@@ -23,12 +23,15 @@ export function eraOf(version: string): Era | undefined {
   return undefined;
 }
 
+/** Every version we implement, modern before legacy, newest first in each (made once). */
+const OURS_BEST_FIRST: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
+
 /**
  * The newest version in both our list and `offered` (modern before legacy), or undefined.
  * Server strings are never sorted or parsed: only versions we implement can be chosen.
  */
 export function bestCommonVersion(offered: readonly unknown[]): { version: string; era: Era } | undefined {
-  for (const version of [...MODERN_VERSIONS, ...LEGACY_VERSIONS]) {
+  for (const version of OURS_BEST_FIRST) {
     if (offered.includes(version)) return { version, era: eraOf(version)! };
   }
   return undefined;

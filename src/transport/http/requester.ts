@@ -122,21 +122,19 @@ export class Requester {
     this.#secrets = options.secrets;
     this.#auth = options.auth;
     const env = options.env ?? process.env;
-    const agentOptions = { headersTimeout: options.headersTimeout, bodyTimeout: 0 };
     // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks), so an Agent's table of pools, one
     // entry long, would only cost its making (an options deep clone, four listeners) per connect.
     this.#dispatcher = PROXY_VARIABLES.some((name) => env[name])
       ? new this.#undici.EnvHttpProxyAgent({
-          ...agentOptions,
+          headersTimeout: options.headersTimeout,
+          bodyTimeout: 0,
           httpProxy: env.HTTP_PROXY ?? env.http_proxy,
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
-      : new this.#undici.Pool(originUrl(this.#origin), {
-          ...agentOptions,
-          connect: sharedConnectorOf(this.#undici),
-        });
+      : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
+        new this.#undici.Pool(originUrl(this.#origin), { connect: sharedConnectorOf(this.#undici) });
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
