@@ -18,7 +18,7 @@ import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport
 import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { type DeadlineEntry, Deadlines } from './deadlines.js';
+import { type DeadlineEntry, Deadlines, unscheduled } from './deadlines.js';
 import { establishSession, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
@@ -475,15 +475,7 @@ interface AttemptDeadline extends DeadlineEntry {
 const expireAttempt = (entry: AttemptDeadline) => entry.expire();
 
 function attemptDeadline(expire: () => void): AttemptDeadline {
-  return {
-    expire,
-    deadline: 0,
-    deadlineStill: 0,
-    deadlineOwner: undefined,
-    deadlinePrev: undefined,
-    deadlineNext: undefined,
-    deadlineLane: undefined,
-  };
+  return { expire, ...unscheduled() };
 }
 
 /** The error a probe exit stands for. */
