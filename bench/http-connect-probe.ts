@@ -3,11 +3,11 @@
 // the phases read on undici's diagnostics channels. Clients: the raw floor, conduit-mcp from dist/,
 // and with BENCH_CONDUIT_BASELINE=<dir of a built index.js> another build, for before/after.
 //
-//   node --import tsx bench/http-connect-probe.ts [--runs 150] [--hops] [--clients raw,conduit]
+//   node --import tsx bench/http-connect-probe.ts [--runs 150] [--hops] [--cpu] [--clients raw,conduit]
 //
 // --clients: only these (of raw, conduit, baseline), e.g. conduit alone under --cpu-prof.
 //
-// Times are wall clock and this process's CPU time per phase (process.cpuUsage at each mark).
+// --cpu: this process's CPU time per phase too (process.cpuUsage at each mark, a few µs each).
 // --hops: instead of times, the promises made and the microtask jobs run in each phase (one sample
 // each, after two warm-up ones), by V8's promise hooks.
 import diagnostics from 'node:diagnostics_channel';
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '150' },
     hops: { type: 'boolean', default: false },
     clients: { type: 'string' },
+    cpu: { type: 'boolean', default: false },
   },
 });
 const runs = Number(values.runs);
@@ -74,7 +75,7 @@ const cpuNow = () => {
 const mark = (name: string) => {
   if (marks && marks[name] === undefined) {
     marks[name] = performance.now();
-    marks[`cpu:${name}`] = cpuNow();
+    if (values.cpu) marks[`cpu:${name}`] = cpuNow();
   }
 };
 const EVENTS = {
@@ -119,8 +120,8 @@ async function timePhases(server: HttpBenchServer): Promise<void> {
     const cells = ids.map((id) => (median(samples.get(id)!.map((s) => s[to]! - s[from]!)) * 1000).toFixed(0));
     console.log([label, ...cells].join(' | '));
   }
-  console.log('CPU of this process in each phase, median µs');
-  for (const [label, from, to] of PHASES) {
+  if (values.cpu) console.log('CPU of this process in each phase, median µs');
+  for (const [label, from, to] of values.cpu ? PHASES : []) {
     const cells = ids.map((id) =>
       median(samples.get(id)!.map((s) => s[`cpu:${to}`]! - s[`cpu:${from}`]!)).toFixed(0),
     );
