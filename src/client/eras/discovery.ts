@@ -25,6 +25,11 @@ import { initializeParams, LegacySession, readInitializeResult } from './legacy.
 import { type DiscoverResult, ModernSession, modernMeta, readDiscoverResult } from './modern.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
+/** Whether anyone reads era steps: the hot paths build their detail only then. */
+function eraStepsRead(): boolean {
+  return debug.enabled || channels.era.hasSubscribers;
+}
+
 /** One step of era detection: a debug line, and the `conduit-mcp:client:era` channel (--verbose). */
 function eraStep(server: string, step: string, detail: string): void {
   debug('%s: %s', server, detail);
@@ -121,47 +126,60 @@ export interface EstablishOptions {
 /**
  * Opens the session on a fresh connection: from memory if we have one, else by the probe, the
  * legacy handshake, or both. Server requests that arrive before the era is known are held, then
- * answered (legacy) or dropped (modern).
+ * answered (legacy) or dropped (modern). The Supervisor runs the same two steps in its own
+ * attempt, so that the session is its await's, not one more layer's.
  */
 export async function establishSession(
   connection: Connection,
   context: SessionContext,
   options: EstablishOptions,
 ): Promise<Session> {
+  const held = holdEarlyRequests(connection);
+  return held.release(await chooseSession(connection, context, options), context.name);
+}
+
+/** Holds the server requests that arrive before the era is known; `release` settles them once it is. */
+export function holdEarlyRequests(connection: Connection): {
+  release(session: Session, server: string): Session;
+} {
   const held: JsonRpcRequest[] = [];
   let dropped = 0;
   connection.onRequest = (request) => {
     if (held.length < MAX_HELD_REQUESTS) held.push(request);
     else dropped++;
   };
-  const session = await chooseSession(connection, context, options);
-  if (dropped > 0) {
-    debug(
-      '%s: dropped %d requests the server sent before the era was known (%d held)',
-      context.name,
-      dropped,
-      MAX_HELD_REQUESTS,
-    );
-  }
-  if (session instanceof LegacySession) {
-    session.finishHandshake();
-    for (const request of held) session.answer(request);
-  } else {
-    connection.onRequest = undefined;
-    if (held.length > 0) debug('%s: dropped %d requests from a modern server', context.name, held.length);
-  }
-  return session;
+  return {
+    release(session, server) {
+      if (dropped > 0) {
+        debug(
+          '%s: dropped %d requests the server sent before the era was known (%d held)',
+          server,
+          dropped,
+          MAX_HELD_REQUESTS,
+        );
+      }
+      if (session instanceof LegacySession) {
+        session.finishHandshake();
+        for (const request of held) session.answer(request);
+      } else {
+        connection.onRequest = undefined;
+        if (held.length > 0) debug('%s: dropped %d requests from a modern server', server, held.length);
+      }
+      return session;
+    },
+  };
 }
 
 /** The promise of the chosen way in: returned as it is, not awaited in a layer of its own. */
-function chooseSession(
+export function chooseSession(
   connection: Connection,
   context: SessionContext,
   options: EstablishOptions,
 ): Promise<Session> {
   const { memory } = options;
   if (options.mode === 'legacy') {
-    eraStep(context.name, 'legacy', `protocol legacy: initialize (${LATEST_LEGACY_VERSION}), no probe`);
+    if (eraStepsRead())
+      eraStep(context.name, 'legacy', `protocol legacy: initialize (${LATEST_LEGACY_VERSION}), no probe`);
     return legacy(connection, context, LATEST_LEGACY_VERSION, options);
   }
   if (options.mode === 'modern') {
@@ -205,7 +223,7 @@ async function probe(
   options: EstablishOptions,
 ): Promise<Session> {
   const requested = LATEST_MODERN_VERSION;
-  eraStep(context.name, 'probe', `probing the era: server/discover (${requested})`);
+  if (eraStepsRead()) eraStep(context.name, 'probe', `probing the era: server/discover (${requested})`);
   const silenceMeansLegacy = options.discovery.probeTimeoutMeansLegacy;
   const started = connection.start(
     'server/discover',
@@ -255,7 +273,8 @@ function modernFromProbe(
   context: SessionContext,
   outcome: Extract<ProbeOutcome, { kind: 'modern' }>,
 ): ModernSession {
-  eraStep(context.name, 'modern', `server/discover answered: modern era, ${outcome.version}`);
+  if (eraStepsRead())
+    eraStep(context.name, 'modern', `server/discover answered: modern era, ${outcome.version}`);
   return new ModernSession(connection, context, outcome.version, outcome.discovered);
 }
 
@@ -346,7 +365,7 @@ async function modernByDiscover(
       server: context.name,
     });
   }
-  eraStep(context.name, 'modern', `server/discover answered: modern era, ${chosen}`);
+  if (eraStepsRead()) eraStep(context.name, 'modern', `server/discover answered: modern era, ${chosen}`);
   return new ModernSession(connection, context, chosen, discovered);
 }
 
