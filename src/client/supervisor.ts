@@ -211,7 +211,9 @@ export class Supervisor {
     this.#stopAll();
     this.#session?.dispose();
     this.#session = undefined;
-    this.#rejectWaiters(new ClientClosedError(undefined, { server: this.#config.name }));
+    // The error (and its stack) is made only when a request waits for ready.
+    if (this.#waiters?.size)
+      this.#rejectWaiters(new ClientClosedError(undefined, { server: this.#config.name }));
     const transport = this.#transport;
     if (transport) await transport.close();
     if (!wasIdle) this.#emit('closed', undefined);
