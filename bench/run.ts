@@ -13,6 +13,7 @@
 //
 // Layout: bench/core/ (runner, statistics, targets, report), bench/clients/ (one file a client),
 // bench/scenarios/ (one file a scenario), bench/framing/ (the framing benchmark).
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClientId } from './clients/index.js';
@@ -40,18 +41,41 @@ process.on('warning', (warning) => {
   process.stderr.write(`(warning) ${kind}\n`);
 });
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    runs: { type: 'string' },
-    only: { type: 'string' },
-    clients: { type: 'string' },
-    workloads: { type: 'string' },
-    'no-write': { type: 'boolean', default: false },
-  },
-});
+const OPTIONS = {
+  quick: { type: 'boolean', default: false },
+  runs: { type: 'string' },
+  only: { type: 'string' },
+  clients: { type: 'string' },
+  workloads: { type: 'string' },
+  'no-write': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+const { values } = parseOptions();
+function parseOptions() {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message} (npm run bench -- --help lists the options)\n`);
+    process.exit(2);
+  }
+}
+if (values.help) {
+  // The usage is this file's opening comment, so it is written once.
+  const source = readFileSync(new URL(import.meta.url), 'utf8');
+  const lines = source.split('\n');
+  const usage = lines.slice(
+    0,
+    lines.findIndex((line) => !line.startsWith('//')),
+  );
+  process.stdout.write(`${usage.map((line) => line.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  process.exit(0);
+}
 const quick = values.quick;
-const runs = Math.max(1, Number(values.runs ?? (quick ? 1 : 5)));
+const runs = Number(values.runs ?? (quick ? 1 : 5));
+if (!Number.isInteger(runs) || runs < 1) {
+  process.stderr.write(`bench: --runs ${values.runs} is not a whole number of runs, 1 or more\n`);
+  process.exit(2);
+}
 const known = new Set(SCENARIOS.map((s) => s.group));
 const groups = new Set(values.only?.split(',') ?? known);
 for (const group of groups) if (!known.has(group)) throw new Error(`--only: unknown group ${group}`);
