@@ -65,6 +65,18 @@ export function later<T>(work: () => T | Promise<T>): Promise<T> {
   return Promise.resolve().then(work);
 }
 
+/** Resolves with what `map` makes of the result, or rejects with what it throws (out of #settle, which stays small). */
+function settleMapped(pending: Pending, map: ResultMap, result: unknown): void {
+  let mapped: unknown;
+  try {
+    mapped = map(result);
+  } catch (error) {
+    pending.reject(error as Error);
+    return;
+  }
+  pending.resolve(mapped);
+}
+
 interface Pending extends DeadlineEntry {
   readonly id: RequestId;
   readonly method: string;
@@ -341,16 +353,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     }
     if (error) pending.reject(error);
     else if (pending.map === undefined) pending.resolve(result);
-    else {
-      let mapped: unknown;
-      try {
-        mapped = pending.map(result);
-      } catch (mapError) {
-        pending.reject(mapError as Error);
-        return;
-      }
-      pending.resolve(mapped);
-    }
+    else settleMapped(pending, pending.map, result);
   }
 
   #onMessage(message: JsonRpcMessage): void {
