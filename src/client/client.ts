@@ -249,11 +249,6 @@ export class Client extends SafeEmitter<ClientEvents> {
   }
 
   /**
-   * While ready, the request goes out synchronously, with no promise or tick of its own before the
-   * connection's (the hot path: one call per request); otherwise it waits for the session first.
-   * Never throws: every failure is a rejection.
-   */
-  /**
    * `request(method, params, options).then(map)`, with `map` applied as the result settles rather
    * than on a hop of its own (see ResultMap) when the request is neither traced nor cacheable.
    */
@@ -268,6 +263,11 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#request(method, params, options, map);
   }
 
+  /**
+   * While ready, the request goes out synchronously, with no promise or tick of its own before the
+   * connection's (the hot path: one call per request); otherwise it waits for the session first.
+   * Never throws: every failure is a rejection.
+   */
   #request(method: string, params: Params, options: RequestOptions, map?: ResultMap): Promise<unknown> {
     const session = this.#supervisor.session;
     if (session === undefined) return this.#requestWhenReady(method, params, options, map);
