@@ -1,5 +1,6 @@
 // CPU time per call, for before/after comparisons on a loaded machine: this process's user + system
-// CPU time (process.cpuUsage) per call is far less distorted by other load than the rate is.
+// CPU time (process.cpuUsage) per call is far less distorted by other load than the rate is; on
+// Linux also its main thread's part (the rest is V8's GC and compiler threads).
 // Clients alternate in rounds (order rotating), each round one sequential and one in-flight sample.
 //
 //   node --import tsx bench/cpu.ts [--era modern|legacy] [--clients raw,conduit] [--rounds 10]
@@ -33,6 +34,7 @@ const workloads = [sequential(Number(values.calls)), inFlight(Number(values['in-
 
 const connections = await Promise.all(ids.map((id) => CLIENTS[id].connect({ mode })));
 const cpu = new Map(workloads.map((w) => [w.id, new Map(ids.map((id) => [id, [] as number[]]))]));
+const mainCpu = new Map(workloads.map((w) => [w.id, new Map(ids.map((id) => [id, [] as number[]]))]));
 const rates = new Map(workloads.map((w) => [w.id, new Map(ids.map((id) => [id, [] as number[]]))]));
 const rounds = Number(values.rounds);
 for (let round = -1; round < rounds; round++) {
@@ -44,6 +46,8 @@ for (let round = -1; round < rounds; round++) {
       const sample = await timeSample(connections[i]!, workload);
       if (round < 0) continue; // warm-up
       cpu.get(workload.id)!.get(ids[i]!)!.push(sample.cpuPerUnit);
+      if (Number.isFinite(sample.mainCpuPerUnit))
+        mainCpu.get(workload.id)!.get(ids[i]!)!.push(sample.mainCpuPerUnit);
       rates.get(workload.id)!.get(ids[i]!)!.push(sample.rate);
     }
   }
@@ -53,8 +57,10 @@ for (const workload of workloads) {
   for (const id of ids) {
     const c = summarise(cpu.get(workload.id)!.get(id)!);
     const r = summarise(rates.get(workload.id)!.get(id)!);
+    const main = mainCpu.get(workload.id)!.get(id)!;
+    const mainText = main.length === 0 ? '' : `  main thread ${summarise(main).median.toFixed(2)} µs`;
     console.log(
-      `  ${workload.id.padEnd(10)} ${id.padEnd(8)} ${c.median.toFixed(2).padStart(7)} µs  (min ${c.min.toFixed(2)})  ${Math.round(r.median)} calls/s`,
+      `  ${workload.id.padEnd(10)} ${id.padEnd(8)} ${c.median.toFixed(2).padStart(7)} µs  (min ${c.min.toFixed(2)})${mainText}  ${Math.round(r.median)} calls/s`,
     );
   }
 }

@@ -7,20 +7,39 @@
 #
 #   bench/instructions.sh <dir A> <dir B> [era] [calls] [in-flight] [warm-up calls]
 #   e.g. bench/instructions.sh .tmp/before/dist dist legacy 16000 1 4000
+#   A dir may be `raw`: the raw pipe's loop (bench/calls.mjs raw), the floor.
+#   CACHE_SIM=1: cachegrind with its cache and branch simulation instead (slower, about 2x): per
+#   call also the L1 instruction and data misses and the mispredicted branches, which the
+#   instruction count alone does not show (the same count can take more cycles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 a=$1 b=$2 era=${3:-modern} calls=${4:-16000} inflight=${5:-1} warmup=${6:-4000}
-count() { # dir calls -> instructions
+count() { # dir calls -> "instructions [I1 misses D1 misses mispredicts]"
   local out
   out=$(mktemp)
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all-non-file \
-    node --single-threaded --hash-seed=1 --random-seed=1 bench/calls.mjs "$1" "$era" "$2" "$inflight" \
-    2>"$out" >/dev/null
-  grep -o 'Collected : [0-9]*' "$out" | grep -o '[0-9]*$'
+  if [ "${CACHE_SIM:-0}" = 1 ]; then
+    valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --cachegrind-out-file=/dev/null \
+      --smc-check=all-non-file \
+      node --single-threaded --hash-seed=1 --random-seed=1 bench/calls.mjs "$1" "$era" "$2" "$inflight" \
+      2>"$out" >/dev/null
+    for key in 'I   refs' 'I1  misses' 'D1  misses' 'Mispredicts'; do
+      grep "$key:" "$out" | head -1 | sed 's/.*: *\([0-9,]*\).*/\1/' | tr -d ,
+    done | tr '\n' ' '
+  else
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all-non-file \
+      node --single-threaded --hash-seed=1 --random-seed=1 bench/calls.mjs "$1" "$era" "$2" "$inflight" \
+      2>"$out" >/dev/null
+    grep -o 'Collected : [0-9]*' "$out" | grep -o '[0-9]*$'
+  fi
   rm -f "$out"
 }
 for dir in "$a" "$b"; do
-  before=$(count "$dir" "$warmup")
-  after=$(count "$dir" $((warmup + calls)))
-  echo "$dir $era calls=$calls in-flight=$inflight: $(( (after - before) / calls )) instructions per call"
+  read -r -a before <<<"$(count "$dir" "$warmup")"
+  read -r -a after <<<"$(count "$dir" $((warmup + calls)))"
+  line="$dir $era calls=$calls in-flight=$inflight: $(( (after[0] - before[0]) / calls )) instructions per call"
+  if [ "${#after[@]}" -gt 1 ]; then
+    line+=", $(( (after[1] - before[1]) / calls )) I1 misses, $(( (after[2] - before[2]) / calls )) D1 misses,"
+    line+=" $(( (after[3] - before[3]) / calls )) mispredicted branches"
+  fi
+  echo "$line"
 done

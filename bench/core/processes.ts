@@ -86,6 +86,20 @@ export async function killStrayServers(): Promise<number> {
 }
 
 /** A process's user + system CPU time so far, in ms, from /proc/<pid>/stat (10 ms ticks). */
+/**
+ * CPU time of this process's main thread so far, µs (Linux: its schedstat), or undefined. The rest
+ * of process.cpuUsage() is V8's and libuv's worker threads: GC (the concurrent sweeping after
+ * each sample's full GC, parallel scavenges) and the JIT's compile jobs.
+ */
+export function mainThreadCpuUs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1');
+    return Number(stat.slice(0, stat.indexOf(' '))) / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
 export function processCpuMs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');

@@ -53,12 +53,19 @@ export function notesFor(results: readonly ScenarioResult[], intro: readonly str
       })
       .filter((text) => text !== undefined);
     if (cpu.length === 0) return [];
+    const main = Object.entries(s.figures)
+      .map(([id, f]) => {
+        const value = f?.extra?.clientCpuUsPerCallMainThread ?? f?.extra?.clientCpuUsPerMiBMainThread;
+        return value === undefined ? undefined : `${id} ${value}`;
+      })
+      .filter((text) => text !== undefined);
+    const mainText = main.length === 0 ? '' : ` (of which the main thread: ${main.join(', ')})`;
     const per = s.unit === 'calls/s' ? 'call' : 'MiB';
     const busy = Object.entries(s.figures)
       .map(([id, f]) => `${id} ${f?.extra?.serverBusyPercent ?? 'n/a'}%`)
       .join(', ');
     return [
-      `${s.id}: this process's CPU time per ${per}, µs (median): ${cpu.join(', ')}; server busy (CPU / wall): ${busy}`,
+      `${s.id}: this process's CPU time per ${per}, µs (median): ${cpu.join(', ')}${mainText}; server busy (CPU / wall): ${busy}`,
     ];
   });
   const closeNotes = results

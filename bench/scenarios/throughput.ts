@@ -3,7 +3,7 @@
 // sample, in an order that rotates. Besides the rate: this process's CPU time per call (less
 // distorted by other load on the machine than the rate) and how busy the server was.
 import { type BenchConnection, CLIENTS, type ClientId, type ServerSpec } from '../clients/index.js';
-import { killStrayServers, processCpuMs, waitGone } from '../core/processes.js';
+import { killStrayServers, mainThreadCpuUs, processCpuMs, waitGone } from '../core/processes.js';
 import { type Bench, errorText, perClient, rotate, type Scenario } from '../core/runner.js';
 import { collectGarbage, type Figures, summarise } from '../core/stats.js';
 import {
@@ -30,10 +30,12 @@ export async function timeSample(connection: BenchConnection, workload: Workload
   collectGarbage?.();
   const serverBefore = connection.pid === undefined ? undefined : processCpuMs(connection.pid);
   const cpu = process.cpuUsage();
+  const mainBefore = mainThreadCpuUs();
   const started = performance.now();
   await workload.run(connection);
   const elapsedMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  const mainAfter = mainThreadCpuUs();
   const serverAfter = connection.pid === undefined ? undefined : processCpuMs(connection.pid);
   const serverBusy =
     serverBefore === undefined || serverAfter === undefined
@@ -42,6 +44,11 @@ export async function timeSample(connection: BenchConnection, workload: Workload
   return {
     rate: workload.amount / (elapsedMs / 1000),
     cpuPerUnit: (used.user + used.system) / workload.amount,
+    /** The main thread's part of cpuPerUnit (NaN where it cannot be read). */
+    mainCpuPerUnit:
+      mainBefore === undefined || mainAfter === undefined
+        ? Number.NaN
+        : (mainAfter - mainBefore) / workload.amount,
     serverBusy,
   };
 }
@@ -77,6 +84,7 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
     bench.log(`${workload.title}${era.titleSuffix}: ${ids.join(', ')} ...`);
     const rates = perClient<number>(ids);
     const cpu = perClient<number>(ids);
+    const mainCpu = perClient<number>(ids);
     const busy = perClient<number>(ids);
     const invalid = perClient<string>(ids);
     const take = async (participant: Participant, keep: boolean) => {
@@ -86,6 +94,7 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
         if (!keep) return;
         rates.get(participant.id)!.push(value.rate);
         cpu.get(participant.id)!.push(value.cpuPerUnit);
+        if (Number.isFinite(value.mainCpuPerUnit)) mainCpu.get(participant.id)!.push(value.mainCpuPerUnit);
         if (Number.isFinite(value.serverBusy)) busy.get(participant.id)!.push(value.serverBusy);
       } catch (error) {
         invalid.get(participant.id)!.push(errorText(error));
@@ -101,6 +110,9 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
       figures[id] = summarise(rates.get(id)!, invalid.get(id)!, {
         extra: {
           [cpuKey]: Math.round(summarise(cpu.get(id)!).median * 10) / 10,
+          ...(mainCpu.get(id)!.length > 0
+            ? { [`${cpuKey}MainThread`]: Math.round(summarise(mainCpu.get(id)!).median * 10) / 10 }
+            : {}),
           serverBusyPercent: Math.round(summarise(busy.get(id)!).median),
         },
       });

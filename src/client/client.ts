@@ -28,7 +28,7 @@ import type { CloseReason } from '../transport/transport.js';
 import { SafeEmitter } from '../user-code.js';
 import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
-import type { RequestOptions } from './connection.js';
+import type { RequestOptions, ResultMap } from './connection.js';
 import type { Session, SessionContext } from './eras/session.js';
 import {
   type ClientOptions,
@@ -273,44 +273,69 @@ export class Client extends SafeEmitter<ClientEvents> {
   }
 
   /**
+   * `request(method, params, options).then(map)`, with `map` applied as the result settles rather
+   * than on a hop of its own (see ResultMap) when the request is neither traced nor cacheable.
+   */
+  #requestMapped(method: string, params: Params, rawOptions: RequestOptions | undefined, map: ResultMap) {
+    if (requestTraced()) return this.request(method, params, rawOptions).then(map);
+    let options: RequestOptions;
+    try {
+      options = normalizeRequestOptions(rawOptions, this.name, method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#request(method, params, options, map);
+  }
+
+  /**
    * While ready, the request goes out synchronously, with no promise or tick of its own before the
    * connection's (the hot path: one call per request); otherwise it waits for the session first.
    * Never throws: every failure is a rejection.
    */
-  #request(method: string, params: Params, options: RequestOptions): Promise<unknown> {
+  #request(method: string, params: Params, options: RequestOptions, map?: ResultMap): Promise<unknown> {
     const session = this.#supervisor.session;
-    if (session === undefined) return this.#requestWhenReady(method, params, options);
+    if (session === undefined) return this.#requestWhenReady(method, params, options, map);
     try {
       // No time was spent waiting: the options go as they are (the session applies the same
       // default timeout).
-      return this.#send(session, method, params, options);
+      return this.#send(session, method, params, options, map);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  async #requestWhenReady(method: string, params: Params, options: RequestOptions): Promise<unknown> {
+  async #requestWhenReady(
+    method: string,
+    params: Params,
+    options: RequestOptions,
+    map: ResultMap | undefined,
+  ): Promise<unknown> {
     const timeout = options.timeout ?? this.#options.requestTimeout;
     const started = Date.now();
     const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
     const left = Math.max(1, timeout - (Date.now() - started));
-    return this.#send(session, method, params, { ...options, timeout: left });
+    return this.#send(session, method, params, { ...options, timeout: left }, map);
   }
 
-  #send(session: Session, method: string, params: Params, options: RequestOptions): Promise<unknown> {
+  #send(
+    session: Session,
+    method: string,
+    params: Params,
+    options: RequestOptions,
+    map: ResultMap | undefined,
+  ): Promise<unknown> {
     const missing = missingCapability(method, session.serverCapabilities);
     if (missing) throw new CapabilityError(method, missing, { server: this.name });
     const cacheable = this.#cache !== undefined && session.isCacheable(method);
-    if (cacheable) {
-      const cached = this.#cache!.get(method, params);
-      if (cached !== undefined) return Promise.resolve(cached);
-    }
-    const sent = session.request(method, params, options);
-    if (!cacheable) return sent;
-    return sent.then((result) => {
+    if (!cacheable) return session.request(method, params, options, map);
+    const cached = this.#cache!.get(method, params);
+    if (cached !== undefined)
+      return map === undefined ? Promise.resolve(cached) : Promise.resolve(cached).then(map);
+    const sent = session.request(method, params, options).then((result) => {
       if (session.mayCache(result)) this.#cache!.set(method, params, result);
       return result;
     });
+    return map === undefined ? sent : sent.then(map);
   }
 
   /** Any notification. Throws if the client is not ready. */
@@ -384,10 +409,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     ) {
       return this.#callToolOfTaskServer(params, options);
     }
-    // The hot path: no async wrapper, the check chained straight onto the request's promise.
-    return this.request('tools/call', params, options).then((result) =>
-      this.#outputSchemas.check(params?.name, result as CallToolResult),
-    );
+    // The hot path: no async wrapper, and the output-schema check applied as the result settles.
+    return this.#requestMapped('tools/call', params, options, (result) =>
+      this.#outputSchemas.checkLater(params?.name, result as CallToolResult),
+    ) as Promise<CallToolResult>;
   }
 
   /** A legacy server that declares task-augmented tools/call: list first, run as a task if required. */

@@ -51,11 +51,38 @@ export interface InternalRequestOptions extends RequestOptions {
   id?: RequestId;
 }
 
+/**
+ * Applied to a request's result as it settles, in place of a `.then` on its promise (one promise,
+ * one reaction and one microtask fewer per request): what it returns (a value, or a promise to
+ * adopt) resolves the request, what it throws rejects it. It runs inside the transport's message
+ * dispatch, so it must be the library's own quick, synchronous check; anything more (user code, a
+ * schema validator) it hands back as a promise started on a later microtask (`later`).
+ */
+export type ResultMap = (result: unknown) => unknown;
+
+/** `work` started on a microtask, not in the transport's message dispatch. */
+export function later<T>(work: () => T | Promise<T>): Promise<T> {
+  return Promise.resolve().then(work);
+}
+
+/** Resolves with what `map` makes of the result, or rejects with what it throws (out of #settle, which stays small). */
+function settleMapped(pending: Pending, map: ResultMap, result: unknown): void {
+  let mapped: unknown;
+  try {
+    mapped = map(result);
+  } catch (error) {
+    pending.reject(error as Error);
+    return;
+  }
+  pending.resolve(mapped);
+}
+
 interface Pending extends DeadlineEntry {
   readonly id: RequestId;
   readonly method: string;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
+  readonly map: ResultMap | undefined;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
   totalTimer: PausableTimer | undefined;
@@ -134,14 +161,18 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#pending.size;
   }
 
-  /** `meta`: a `_meta` the transport adds to the params (the modern era's, serialised once). */
+  /**
+   * `meta`: a `_meta` the transport adds to the params (the modern era's, serialised once); `map`:
+   * applied to the result as it settles (see ResultMap), the same outcome as `.then(map)`.
+   */
   request(
     method: string,
     params?: JsonObject,
     options?: InternalRequestOptions,
     meta?: PreparedMeta,
+    map?: ResultMap,
   ): Promise<unknown> {
-    return this.start(method, params, options, meta).promise;
+    return this.start(method, params, options, meta, map).promise;
   }
 
   /** Sends a request and returns its id with the promise, so the caller can `abandon` it. */
@@ -150,6 +181,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     params?: JsonObject,
     options: InternalRequestOptions = {},
     meta?: PreparedMeta,
+    map?: ResultMap,
   ): { id: RequestId | undefined; promise: Promise<unknown> } {
     if (this.#closeReason) {
       return {
@@ -184,6 +216,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         method,
         resolve,
         reject,
+        map,
         cancelOnWire: options.cancelOnWire ?? true,
         timeout: options.timeout ?? this.#defaultTimeout,
         totalTimer: undefined,
@@ -319,7 +352,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       }
     }
     if (error) pending.reject(error);
-    else pending.resolve(result);
+    else if (pending.map === undefined) pending.resolve(result);
+    else settleMapped(pending, pending.map, result);
   }
 
   #onMessage(message: JsonRpcMessage): void {

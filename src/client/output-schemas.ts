@@ -1,6 +1,7 @@
 import { ProtocolError } from '../errors.js';
 import type { CallToolResult } from '../protocol/results.js';
 import { describeSchemaErrors, type SchemaValidator } from '../protocol/schema-validation.js';
+import { later } from './connection.js';
 
 /**
  * The `outputSchema` of each tool the server listed, and the check of a call's
@@ -42,9 +43,22 @@ export class OutputSchemas {
    * structuredContent. Returns the result itself, not a promise, when there is nothing to check.
    */
   check(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+    const schema = this.#schemaToCheck(name, result);
+    return schema === undefined ? result : this.#checkStructured(name, schema, result);
+  }
+
+  /**
+   * `check`, for a ResultMap: with nothing to check, the result itself; otherwise the check,
+   * started on a later microtask (the validator never runs inside the transport's dispatch).
+   */
+  checkLater(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
+    const schema = this.#schemaToCheck(name, result);
+    return schema === undefined ? result : later(() => this.#checkStructured(name, schema, result));
+  }
+
+  #schemaToCheck(name: string, result: CallToolResult): object | undefined {
     const schema = this.#schemas?.get(name);
-    if (!schema || result?.isError === true) return result;
-    return this.#checkStructured(name, schema, result);
+    return schema === undefined || result?.isError === true ? undefined : schema;
   }
 
   async #checkStructured(name: string, schema: object, result: CallToolResult): Promise<CallToolResult> {

@@ -11,7 +11,7 @@ import {
   META_SERVER_INFO,
 } from '../../protocol/meta.js';
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
-import type { Connection, InternalRequestOptions } from '../connection.js';
+import { type Connection, type InternalRequestOptions, later, type ResultMap } from '../connection.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
@@ -109,7 +109,12 @@ export class ModernSession implements Session {
    * per log level, the caller's params and options as they are (options copied only to clamp a
    * timeout under 1 ms); a complete result resolves at once. `input_required` goes on to #inputRounds.
    */
-  request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
+  request(
+    method: string,
+    params?: JsonObject,
+    options: InternalRequestOptions = {},
+    map?: ResultMap,
+  ): Promise<unknown> {
     const started = Date.now();
     try {
       const first =
@@ -121,10 +126,14 @@ export class ModernSession implements Session {
               maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
             }
           : options;
-      return this.#connection.request(method, params, first, this.#meta()).then((result) => {
+      // Checked as the result settles (no hop of its own); input rounds, which call the user's
+      // handlers, start on a later microtask, as they did after a `.then`.
+      return this.#connection.request(method, params, first, this.#meta(), (result) => {
         const resultType = (result as { resultType?: unknown } | null)?.resultType;
-        if (resultType === undefined || resultType === 'complete') return result;
-        return this.#inputRounds(method, params, options, started, result);
+        if (resultType === undefined || resultType === 'complete')
+          return map === undefined ? result : map(result);
+        const rounds = later(() => this.#inputRounds(method, params, options, started, result));
+        return map === undefined ? rounds : rounds.then(map);
       });
     } catch (error) {
       return Promise.reject(error);
