@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { test } from 'node:test';
 import { reconnectDelay } from '../../src/client/backoff.js';
 import { Client } from '../../src/client/client.js';
@@ -14,6 +12,7 @@ import {
   SpawnError,
 } from '../../src/errors.js';
 import { nodeServer } from '../helpers/fixtures.js';
+import { runHost } from '../helpers/hosts.js';
 import { guardProcesses, isRunning } from '../helpers/processes.js';
 
 guardProcesses();
@@ -218,21 +217,10 @@ test('close() stops everything: in-flight requests reject, no restart follows', 
 });
 
 test('a script that makes 10,000 requests and closes its client exits by itself', async () => {
-  const host = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.resolve(import.meta.dirname, '../fixtures/hosts/many-requests.ts')],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  host.stdout.setEncoding('utf8').on('data', (text: string) => {
-    output += text;
-  });
-  const timer = setTimeout(() => host.kill('SIGKILL'), 60_000);
-  const [code, signal] = await once(host, 'exit');
-  clearTimeout(timer);
+  const { code, signal, stdout, stderr } = await runHost('many-requests.ts');
   assert.equal(signal, null, 'the host exited on its own, it was not killed');
-  assert.equal(code, 0);
-  const report = JSON.parse(output) as { done: number; listeners: number; serverPid: number };
+  assert.equal(code, 0, stderr);
+  const report = JSON.parse(stdout) as { done: number; listeners: number; serverPid: number };
   assert.equal(report.done, 10_000);
   assert.equal(report.listeners, 0);
   assert.equal(isRunning(report.serverPid), false);

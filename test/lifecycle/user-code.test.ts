@@ -2,12 +2,10 @@
 // functions) that throws or rejects never breaks the client, and every answer the client owes a
 // server is sent, or the connection is closed with a reason.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClientClosedError, Secret, SpawnError } from '../../src/index.js';
+import { runHost } from '../helpers/hosts.js';
 import { ERAS, mcpClient, responsesIn } from '../helpers/lifecycle.js';
 import { guardProcesses, waitGroupGone } from '../helpers/processes.js';
 import { captureUncaught, UserCallbackError } from '../helpers/user-errors.js';
@@ -21,28 +19,9 @@ guardProcesses();
  * code's errors was re-thrown and that every server process it started is gone.
  */
 async function runThrowingHost(scenario: 'listeners' | 'progress', era: string) {
-  const host = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.resolve(import.meta.dirname, '../fixtures/hosts/throwing-user-code.ts'),
-      scenario,
-      era,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
-  );
-  let output = '';
-  host.stdout.setEncoding('utf8').on('data', (text: string) => {
-    output += text;
-  });
-  let errors = '';
-  host.stderr.setEncoding('utf8').on('data', (text: string) => {
-    errors += text;
-  });
-  const [code, signal] = await once(host, 'close');
-  assert.equal(code, 0, `the host failed (signal ${signal}): ${errors}`);
-  const report = JSON.parse(output) as {
+  const { code, signal, stdout, stderr } = await runHost('throwing-user-code.ts', [scenario, era]);
+  assert.equal(code, 0, `the host failed (signal ${signal}): ${stderr}`);
+  const report = JSON.parse(stdout) as {
     groups: number[];
     userErrors: string[];
     foreignErrors: string[];

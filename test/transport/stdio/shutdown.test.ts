@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import dc from 'node:diagnostics_channel';
 import { once } from 'node:events';
-import path from 'node:path';
 import { test } from 'node:test';
 import type { JsonRpcNotification } from '../../../src/jsonrpc/messages.js';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../../../src/transport/stdio/shutdown.js';
 import { StdioTransport } from '../../../src/transport/stdio/stdio-transport.js';
 import { fixture, nodeServer } from '../../helpers/fixtures.js';
+import { runHost } from '../../helpers/hosts.js';
 import { guardProcesses, isRunning, waitGroupGone } from '../../helpers/processes.js';
 
 guardProcesses();
@@ -207,21 +207,8 @@ test('a server that exits on its own with a live grandchild: the group is still 
 });
 
 /** Runs test/fixtures/hosts/host.ts, which starts a server and ends in the given way. */
-async function runHost(mode: string, server: string) {
-  const host = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.resolve(import.meta.dirname, '../../fixtures/hosts/host.ts'), mode, server],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  host.stdout.setEncoding('utf8').on('data', (text: string) => {
-    output += text;
-  });
-  let errors = '';
-  host.stderr.setEncoding('utf8').on('data', (text: string) => {
-    errors += text;
-  });
-  const [code] = await once(host, 'exit');
+async function runModeHost(mode: string, server: string) {
+  const { code, stdout: output, stderr: errors } = await runHost('host.ts', [mode, server]);
   const serverPid = Number.parseInt(output, 10);
   assert.ok(
     serverPid > 0,
@@ -231,19 +218,19 @@ async function runHost(mode: string, server: string) {
 }
 
 test('a script that closes its transport and returns stays alive until the server is gone', async () => {
-  const { code, serverPid } = await runHost('close-and-return', 'ignore-eof.mjs');
+  const { code, serverPid } = await runModeHost('close-and-return', 'ignore-eof.mjs');
   assert.equal(code, 0);
   assert.equal(isRunning(serverPid), false, 'the server was gone before the host exited');
 });
 
 test('process.exit() with a live server kills it synchronously from the exit hook', async () => {
-  const { code, serverPid } = await runHost('exit', 'ignore-term.mjs');
+  const { code, serverPid } = await runModeHost('exit', 'ignore-term.mjs');
   assert.equal(code, 0);
   assert.equal(await waitGroupGone(serverPid, 1000), true, 'the server group was killed');
 });
 
 test('an uncaught exception with a live server kills it too', async () => {
-  const { code, serverPid, errors } = await runHost('throw', 'ignore-term.mjs');
+  const { code, serverPid, errors } = await runModeHost('throw', 'ignore-term.mjs');
   assert.notEqual(code, 0);
   assert.match(errors, /deliberate uncaught exception/);
   assert.equal(await waitGroupGone(serverPid, 1000), true, 'the server group was killed');
