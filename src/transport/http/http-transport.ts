@@ -312,16 +312,9 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     };
     try {
       const response = await this.#requester!.send(this.#options.url, init);
-      // The usual answer, JSON, is read and delivered here without a turn of #answer's own.
-      let broken: Outcome;
-      if (
-        response.status < 400 &&
-        message.method !== 'initialize' &&
-        mediaType(response.headers['content-type']) === 'application/json'
-      ) {
-        const answered = this.#answerJson(exchange, response, init);
-        if (answered) await answered;
-      } else broken = await this.#answer(exchange, message, response, init);
+      const answered = this.#answer(exchange, message, response, init);
+      // Awaited only while pending: a JSON answer whose body is here whole costs no turn.
+      const broken = answered instanceof Promise ? await answered : answered;
       if (broken === HEADERS_STALE) {
         // The schema changed since tools/list (or was never read): the refreshed bindings, once.
         await this.#exchange(
@@ -369,17 +362,34 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   }
 
   /**
-   * Reads the answer; resolves with an error when an event stream ended before the response, and
-   * with HEADERS_STALE when a `tools/call` met a HeaderMismatch and the tool's schema was read again.
+   * Reads the answer; gives an error when an event stream ended before the response, and
+   * HEADERS_STALE when a `tools/call` met a HeaderMismatch and the tool's schema was read again.
+   * The usual answer, JSON of a 2xx or 3xx, is read and delivered at once, with no async turn
+   * (nothing, or a promise while its body arrives); every other answer goes to #answerOther.
    */
-  async #answer(
+  #answer(
     exchange: Exchange,
     message: JsonRpcRequest,
     response: HttpResponse,
     init: SendInit,
+  ): Outcome | Promise<Outcome> {
+    const type = mediaType(response.headers['content-type']);
+    if (response.status < 400 && type === 'application/json') {
+      if (message.method === 'initialize')
+        exchange.sessionId = headerString(response.headers['mcp-session-id']);
+      return this.#answerJson(exchange, response, init);
+    }
+    return this.#answerOther(exchange, message, response, init, type);
+  }
+
+  async #answerOther(
+    exchange: Exchange,
+    message: JsonRpcRequest,
+    response: HttpResponse,
+    init: SendInit,
+    type: string,
   ): Promise<Outcome> {
     const { status } = response;
-    const type = mediaType(response.headers['content-type']);
     if (
       status === 404 &&
       !exchange.modern &&
@@ -414,11 +424,6 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     }
     if (message.method === 'initialize')
       exchange.sessionId = headerString(response.headers['mcp-session-id']);
-    if (type === 'application/json') {
-      const answered = this.#answerJson(exchange, response, init);
-      if (answered) await answered;
-      return;
-    }
     if (type === 'text/event-stream') {
       const state: StreamState = {};
       await this.#consume(response, state, exchange);
@@ -461,7 +466,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
    * here whole (the usual case: no promise, no turn), else once it has arrived. A body that is not
    * a JSON-RPC message fails the exchange; a read that fails throws (or rejects with) its HttpError.
    */
-  #answerJson(exchange: Exchange, response: HttpResponse, init: SendInit): Promise<void> | undefined {
+  #answerJson(exchange: Exchange, response: HttpResponse, init: SendInit): Promise<undefined> | undefined {
     let read: Buffer | Promise<Buffer>;
     try {
       read = readBounded(
@@ -487,11 +492,12 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     exchange: Exchange,
     response: HttpResponse,
     init: SendInit,
-  ): Promise<void> | undefined {
+  ): Promise<undefined> | undefined {
     if (this.#deliverJson(body, exchange, true)) return undefined;
-    return this.#requester!.statusError(response, init, body).then((error) =>
-      this.#fail(exchange, this.#invalidBody(error)),
-    );
+    return this.#requester!.statusError(response, init, body).then((error) => {
+      this.#fail(exchange, this.#invalidBody(error));
+      return undefined;
+    });
   }
 
   #bodyError(error: unknown, response: HttpResponse, init: SendInit): Error {
