@@ -259,32 +259,32 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
   request(method: string, params?: JsonObject, rawOptions?: RequestOptions): Promise<unknown> {
-    let options: RequestOptions;
-    try {
-      options = normalizeRequestOptions(rawOptions, this.name, method);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (!requestTraced()) return this.#request(method, params, options);
-    return channels.request.tracePromise(() => this.#request(method, params, options), {
-      server: this.name,
-      method,
-    });
+    return this.#checkedRequest(method, params, rawOptions, undefined);
   }
 
   /**
-   * `request(method, params, options).then(map)`, with `map` applied as the result settles rather
-   * than on a hop of its own (see ResultMap) when the request is neither traced nor cacheable.
+   * `request()` with its options checked, and `map` (when given) applied as `.then(map)` would be:
+   * as the result settles, not on a hop of its own (see ResultMap), unless the request is traced or
+   * cacheable.
    */
-  #requestMapped(method: string, params: Params, rawOptions: RequestOptions | undefined, map: ResultMap) {
-    if (requestTraced()) return this.request(method, params, rawOptions).then(map);
+  #checkedRequest(
+    method: string,
+    params: Params,
+    rawOptions: RequestOptions | undefined,
+    map: ResultMap | undefined,
+  ): Promise<unknown> {
     let options: RequestOptions;
     try {
       options = normalizeRequestOptions(rawOptions, this.name, method);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#request(method, params, options, map);
+    if (!requestTraced()) return this.#request(method, params, options, map);
+    const traced = channels.request.tracePromise(() => this.#request(method, params, options), {
+      server: this.name,
+      method,
+    });
+    return map === undefined ? traced : traced.then(map);
   }
 
   /**
@@ -410,7 +410,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       return this.#callToolOfTaskServer(params, options);
     }
     // The hot path: no async wrapper, and the output-schema check applied as the result settles.
-    return this.#requestMapped('tools/call', params, options, (result) =>
+    return this.#checkedRequest('tools/call', params, options, (result) =>
       this.#outputSchemas.checkLater(params?.name, result as CallToolResult),
     ) as Promise<CallToolResult>;
   }
