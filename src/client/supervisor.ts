@@ -390,7 +390,7 @@ export class Supervisor {
     try {
       await transport.start();
       if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
-      // establishSession's two steps, the session awaited here (one microtask turn fewer).
+      // The session's two steps, the chosen one awaited here (no layer of its own around them).
       const held = holdEarlyRequests(connection);
       const session = await chooseSession(connection, this.#context, {
         mode: config.protocol,

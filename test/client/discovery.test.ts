@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Connection } from '../../src/client/connection.js';
-import { classifyProbe, establishSession, ProbeExitError } from '../../src/client/eras/discovery.js';
+import {
+  chooseSession,
+  classifyProbe,
+  holdEarlyRequests,
+  ProbeExitError,
+} from '../../src/client/eras/discovery.js';
 import type { SessionContext } from '../../src/client/eras/session.js';
 import { ConnectionClosedError, McpError, RequestTimeoutError } from '../../src/errors.js';
 import { STDIO_DISCOVERY } from '../../src/transport/stdio/stdio-kind.js';
@@ -31,14 +36,17 @@ async function pair(options: MemoryServerOptions) {
   return { transport, server, connection };
 }
 
-function establish(connection: Connection, discovery: DiscoveryRules, probeTimeout = 50) {
-  return establishSession(connection, context, {
+/** The session opened as the Supervisor opens it: early server requests held, then the era chosen. */
+async function establish(connection: Connection, discovery: DiscoveryRules, probeTimeout = 50) {
+  const held = holdEarlyRequests(connection);
+  const session = await chooseSession(connection, context, {
     mode: 'auto',
     discovery,
     probeTimeout,
     memory: undefined,
     handshakeTimeout: 5000,
   });
+  return held.release(session, context.name);
 }
 
 /** Rules under which neither silence nor an unrecognised error says anything about the era. */

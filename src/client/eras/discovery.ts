@@ -124,21 +124,10 @@ export interface EstablishOptions {
 }
 
 /**
- * Opens the session on a fresh connection: from memory if we have one, else by the probe, the
- * legacy handshake, or both. Server requests that arrive before the era is known are held, then
- * answered (legacy) or dropped (modern). The Supervisor runs the same two steps in its own
- * attempt, so that the session is its await's, not one more layer's.
+ * Opening a session on a fresh connection takes two steps: this, then chooseSession (from memory
+ * if we have one, else by the probe, the legacy handshake, or both). Server requests that arrive
+ * before the era is known are held here; `release` answers them (legacy) or drops them (modern).
  */
-export async function establishSession(
-  connection: Connection,
-  context: SessionContext,
-  options: EstablishOptions,
-): Promise<Session> {
-  const held = holdEarlyRequests(connection);
-  return held.release(await chooseSession(connection, context, options), context.name);
-}
-
-/** Holds the server requests that arrive before the era is known; `release` settles them once it is. */
 export function holdEarlyRequests(connection: Connection): {
   release(session: Session, server: string): Session;
 } {
