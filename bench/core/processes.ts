@@ -85,7 +85,6 @@ export async function killStrayServers(): Promise<number> {
   return pids.length;
 }
 
-/** A process's user + system CPU time so far, in ms, from /proc/<pid>/stat (10 ms ticks). */
 /**
  * CPU time of this process's main thread so far, µs (Linux: its schedstat), or undefined. The rest
  * of process.cpuUsage() is V8's and libuv's worker threads: GC (the concurrent sweeping after
@@ -100,6 +99,7 @@ export function mainThreadCpuUs(): number | undefined {
   }
 }
 
+/** A process's user + system CPU time so far, in ms, from /proc/<pid>/stat (10 ms ticks). */
 export function processCpuMs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
