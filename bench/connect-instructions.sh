@@ -12,14 +12,10 @@ dirs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do dirs+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 connects=${1:-200} warmup=${2:-50}
+# shellcheck source=bench/valgrind-count.sh
+. bench/valgrind-count.sh
 count() { # dir connects -> instructions
-  local out
-  out=$(mktemp)
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all-non-file \
-    node --single-threaded --hash-seed=1 --random-seed=1 bench/connects.mjs "$1" "$2" \
-    2>"$out" >/dev/null
-  grep -o 'Collected : [0-9]*' "$out" | grep -o '[0-9]*$'
-  rm -f "$out"
+  CACHE_SIM=0 valgrind_count bench/connects.mjs "$1" "$2"
 }
 for dir in "${dirs[@]}"; do
   before=$(count "$dir" "$warmup")

@@ -14,24 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 a=$1 b=$2 era=${3:-modern} calls=${4:-16000} inflight=${5:-1} warmup=${6:-4000}
+# shellcheck source=bench/valgrind-count.sh
+. bench/valgrind-count.sh
 count() { # dir calls -> "instructions [I1 misses D1 misses mispredicts]"
-  local out
-  out=$(mktemp)
-  if [ "${CACHE_SIM:-0}" = 1 ]; then
-    valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --cachegrind-out-file=/dev/null \
-      --smc-check=all-non-file \
-      node --single-threaded --hash-seed=1 --random-seed=1 bench/calls.mjs "$1" "$era" "$2" "$inflight" \
-      2>"$out" >/dev/null
-    for key in 'I   refs' 'I1  misses' 'D1  misses' 'Mispredicts'; do
-      grep "$key:" "$out" | head -1 | sed 's/.*: *\([0-9,]*\).*/\1/' | tr -d ,
-    done | tr '\n' ' '
-  else
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all-non-file \
-      node --single-threaded --hash-seed=1 --random-seed=1 bench/calls.mjs "$1" "$era" "$2" "$inflight" \
-      2>"$out" >/dev/null
-    grep -o 'Collected : [0-9]*' "$out" | grep -o '[0-9]*$'
-  fi
-  rm -f "$out"
+  valgrind_count bench/calls.mjs "$1" "$era" "$2" "$inflight"
 }
 for dir in "$a" "$b"; do
   read -r -a before <<<"$(count "$dir" "$warmup")"
