@@ -11,12 +11,14 @@
 //   what the probe's round trip costs the floor itself.
 // pool: a ClientPool of <count> servers (default protocol: the server/discover probe, -32601, then
 //   initialize), connect() until every server is ready. With `legacy`, `protocol: 'legacy'` (no probe).
-// Both: a warm-up of 4 servers first; then, after GC, (V8 heap + external) growth per server with
-// all up, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
+// Both: a warm-up of 4 servers first; then the time until all are ready, the servers' CPU time by
+// then, the time until every tools list is also fetched (the pool's listTools(); raw sends tools/list
+// to every server once all are ready), after GC the (V8 heap + external) growth per server with all
+// up and listed, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
 import { spawn } from 'node:child_process';
 import { loadConduit } from './clients/conduit.js';
 import { minimalEnvironment, serverArgs } from './clients/types.js';
-import { killStrayServers, waitGone } from './core/processes.js';
+import { killStrayServers, processThreadsCpuMs, waitGone } from './core/processes.js';
 import { heapKiB, settleHeap } from './core/stats.js';
 
 export interface PoolSample {
@@ -27,6 +29,13 @@ export interface PoolSample {
   readonly readyMs: number;
   /** This process's CPU time (user + system) from the first spawn until all are ready. */
   readonly cpuMs: number;
+  /** The servers' CPU time (every thread of each, from its schedstat) when all are ready. */
+  readonly serversCpuMs: number;
+  /**
+   * From the first spawn until all are ready and every server's tools list is fetched: the pool's
+   * `connect()` then `listTools()`; raw sends tools/list to every server once all are ready.
+   */
+  readonly listedMs: number;
   readonly heapKiBPerServer: number;
   /** From close until every server process is gone. */
   readonly closeMs: number;
@@ -41,6 +50,8 @@ interface Started {
   readonly pids: number[];
   readonly failures: number;
   readonly firstError: string | null;
+  /** Every server's tools list, as a host asks for it right after the start. */
+  listTools(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -74,6 +85,24 @@ const PROBE = `${JSON.stringify({
   params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
 })}\n`;
 const INITIALIZED = `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`;
+const TOOLS_LIST = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`;
+
+/** Sends tools/list to a raw child and resolves with the tools of its answer. */
+function rawListTools(child: ReturnType<typeof spawn>): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout!.on('data', function onData(chunk: string) {
+      text += chunk;
+      const end = text.indexOf('\n');
+      if (end === -1) return;
+      child.stdout!.off('data', onData);
+      const answer = JSON.parse(text.slice(0, end)) as { result?: { tools?: unknown[] } };
+      if (answer.result?.tools) resolve(answer.result.tools);
+      else reject(new Error(`tools/list failed: ${text.slice(0, 200)}`));
+    });
+    child.stdin!.write(TOOLS_LIST);
+  });
+}
 
 async function startRaw(count: number, concurrency: number, probe: boolean): Promise<Started> {
   const env = minimalEnvironment();
@@ -118,6 +147,7 @@ async function startRaw(count: number, concurrency: number, probe: boolean): Pro
     pids: children.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
     failures: rejected.length,
     firstError: rejected.length ? String((rejected[0] as PromiseRejectedResult).reason) : null,
+    listTools: () => Promise.all(children.map(rawListTools)),
     close: async () => {
       for (const child of children) child.stdin!.end();
     },
@@ -144,8 +174,17 @@ async function startPool(count: number, concurrency: number | undefined, legacy:
     pids: status.flatMap((s) => (s.pid === undefined ? [] : [s.pid])),
     failures: down.length,
     firstError: down.length ? `${down[0]!.name} ${down[0]!.state}: ${down[0]!.error?.message}` : null,
+    listTools: () => pool.listTools(),
     close: () => pool.close(),
   };
+}
+
+/** Lists every server's tools; resolves with the time since `since` (the list itself is dropped). */
+async function untilListed(started: Started, since: number): Promise<number> {
+  const listed = (await started.listTools()) as { tools?: unknown[] } | unknown[][];
+  const lists = Array.isArray(listed) ? listed : [listed.tools];
+  if (!lists.every((list) => Array.isArray(list) && list.length > 0)) throw new Error('an empty tools list');
+  return performance.now() - since;
 }
 
 async function stop(started: Started): Promise<number> {
@@ -167,7 +206,9 @@ const start = (n: number, limit: number | undefined) =>
 const asked =
   concurrencyText === undefined || concurrencyText === 'default' ? undefined : Number(concurrencyText);
 
-await stop(await start(4, asked));
+const warmUp = await start(4, asked);
+await untilListed(warmUp, performance.now());
+await stop(warmUp);
 await settleHeap();
 const heapBefore = heapKiB();
 const cpuBefore = process.cpuUsage();
@@ -175,6 +216,8 @@ const since = performance.now();
 const started = await start(count, asked);
 const readyMs = performance.now() - since;
 const cpu = process.cpuUsage(cpuBefore);
+const serversCpuMs = started.pids.reduce((sum, pid) => sum + (processThreadsCpuMs(pid) ?? 0), 0);
+const listedMs = await untilListed(started, since);
 await settleHeap();
 const heapKiBPerServer = (heapKiB() - heapBefore) / count;
 const closeMs = await stop(started);
@@ -185,6 +228,8 @@ const sample: PoolSample = {
   concurrency: asked ?? (mode === 'raw' ? count : availableParallelism() * 4),
   readyMs,
   cpuMs: (cpu.user + cpu.system) / 1000,
+  serversCpuMs,
+  listedMs,
   heapKiBPerServer,
   closeMs,
   failures: started.failures,

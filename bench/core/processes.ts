@@ -99,6 +99,23 @@ export function mainThreadCpuUs(): number | undefined {
   }
 }
 
+/**
+ * CPU time of a process so far, all its threads, in ms (Linux: each task's schedstat, ns), or
+ * undefined once it is gone.
+ */
+export function processThreadsCpuMs(pid: number): number | undefined {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1');
+      ns += Number(stat.slice(0, stat.indexOf(' ')));
+    }
+    return ns / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A process's user + system CPU time so far, in ms, from /proc/<pid>/stat (10 ms ticks). */
 export function processCpuMs(pid: number): number | undefined {
   try {

@@ -8,8 +8,8 @@
 //   pool-all   ClientPool with concurrency = the server count
 // Rows: time to all ready (pool / raw, the target), the same at full concurrency and against the
 // capped floor (what the cap alone costs), against the capped floor that probes too and without the
-// probe on both sides (what the probe costs), client heap per server, and close() until the last
-// process is gone.
+// probe on both sides (what the probe costs), time until every tools list is fetched too, client
+// heap per server, and close() until the last process is gone.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { root } from '../clients/index.js';
@@ -60,10 +60,11 @@ export const pool: Scenario = {
           : {}),
       });
     const ready = (sample: PoolSample) => sample.readyMs;
-    const cpuOf = (mode: Mode) => {
-      const cpu = samples.get(mode)!.map((s) => s.cpuMs);
-      return cpu.length ? Math.round(summarise(cpu).median) : 'n/a';
+    const medianOf = (mode: Mode, value: (sample: PoolSample) => number) => {
+      const values = samples.get(mode)!.map(value);
+      return values.length ? Math.round(summarise(values).median) : 'n/a';
     };
+    const cpuOf = (mode: Mode) => medianOf(mode, (s) => s.cpuMs);
     const title = `ClientPool, ${count} servers`;
     const result = (id: string, what: string, unit: string, raw: Figures | undefined, ours: Figures) =>
       ({
@@ -91,6 +92,8 @@ export const pool: Scenario = {
     main.notes.push(
       `raw = ${count} x node bench/server.mjs --mode legacy spawned as the stdio transport spawns them (node looked up in PATH, the allowlisted environment, detached, stderr ignored), initialize + notifications/initialized, no library; the pool in its default protocol mode (server/discover probe, -32601, initialize). Each sample in a fresh process after a warm-up of 4 servers; ${rounds} round(s), the order rotating.`,
       `this process's CPU time until all ready (median), ms: ${MODES.map((mode) => `${mode} ${cpuOf(mode)}`).join(', ')}.`,
+      `the servers' CPU time by then (all their threads, median of the sums), ms: ${MODES.map((mode) => `${mode} ${medianOf(mode, (s) => s.serversCpuMs)}`).join(', ')}.`,
+      `the pool fetches the tools lists as connect() resolves, not while servers still start: the row pool-listed has the time until every list is fetched too.`,
     );
     bench.record(main, { columns, check: atMostRaw(POOL_TARGETS.readyVsRaw) });
     bench.record(
@@ -133,9 +136,19 @@ export const pool: Scenario = {
       ),
       { columns, check: info },
     );
+    bench.record(
+      result(
+        'pool-listed',
+        `time to all ready and every tools list fetched (connect() then listTools(); raw: tools/list to every server once all are ready)`,
+        'ms',
+        figures('raw', (s) => s.listedMs),
+        figures('pool', (s) => s.listedMs),
+      ),
+      { columns, check: info },
+    );
     const heap = result(
       'pool-heap',
-      'client heap per server (V8 heap + external growth, all up, after GC)',
+      'client heap per server (V8 heap + external growth, all up and listed, after GC)',
       'KiB',
       figures('raw', (s) => s.heapKiBPerServer),
       figures('pool', (s) => s.heapKiBPerServer),

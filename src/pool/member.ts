@@ -44,7 +44,10 @@ export interface ServerStatus {
   readonly pid: number | undefined;
   /** An HTTP server's URL. */
   readonly url: string | undefined;
-  /** Tools last listed (kept while the server is down); undefined before the first list. */
+  /**
+   * Tools last listed (kept while the server is down); undefined before the first list. A server
+   * ready during `connect()` is listed as `connect()` resolves, any other on its ready.
+   */
   readonly toolCount: number | undefined;
   readonly error: Error | undefined;
   /** When the next attempt starts (ms since the epoch, as `Date.now()`), while one is scheduled. */
@@ -99,6 +102,11 @@ export interface MemberSetup {
   readonly emit: (event: string, payload: unknown) => void;
   /** The relayed events the pool has listeners for (shared by every member, updated by the pool). */
   readonly relayed: ReadonlySet<RelayedEvent>;
+  /**
+   * True while the pool's `connect()` is starting servers: a server ready then leaves its tools
+   * list to the pool, which fetches every list once the start is over (see ClientPool.connect).
+   */
+  readonly starting: () => boolean;
 }
 
 /** One server of a pool: its Client, its state and its last known lists. */
@@ -328,7 +336,7 @@ export class PoolMember {
       member.#error = undefined;
       member.#nextAttemptAt = undefined;
       for (const cache of Object.values(member.#lists)) cache.stale = true;
-      void member.refresh('tools');
+      if (!member.#setup.starting()) void member.refresh('tools');
       member.#settleStart?.();
       member.#emit('serverReady', { server: member.name, ...event });
       member.#emit('ready', { server: member.name, ...event });
@@ -431,6 +439,9 @@ export class PoolMember {
     const cache = this.#lists[kind];
     if (this.#state !== 'ready') return;
     if (cache && !cache.stale && cache.items) return;
+    // A fetch under way that no change has made stale already gives the fresh list: wait for it
+    // (refresh() would fetch once more after it).
+    if (cache?.fetching && !cache.stale) return cache.fetching;
     await this.refresh(kind);
   }
 

@@ -111,6 +111,8 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
   readonly #members: PoolMember[] = [];
   readonly #byName = new Map<string, PoolMember>();
   #closing: Promise<void> | undefined;
+  /** connect() calls under way: while one is, ready servers wait for it to fetch their tools. */
+  #connecting = 0;
 
   /** A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file. */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
@@ -154,7 +156,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       relayed.add(event as RelayedEvent);
       for (const member of this.#members) member.relay(event as RelayedEvent);
     });
-    const common = { limiter, emit, relayed };
+    const common = { limiter, emit, relayed, starting: () => this.#connecting > 0 };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const transport = server.client.transport as { type?: string; url?: string } | undefined;
@@ -213,9 +215,18 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
   /**
    * Starts every enabled server that is not lazy, at most `concurrency` at once; resolves when each
    * is ready, has failed, or passed its `startTimeout`. Never rejects for a server: see `status()`.
+   * The tools lists of the servers ready by then are fetched as it resolves, all at once, rather
+   * than each on its ready: a server answering tools/list while the others still boot takes CPU
+   * from their start. listTools() waits for those fetches.
    */
   async connect(): Promise<void> {
-    await Promise.all(this.#members.filter((member) => !member.lazy).map((member) => member.start()));
+    this.#connecting++;
+    try {
+      await Promise.all(this.#members.filter((member) => !member.lazy).map((member) => member.start()));
+    } finally {
+      this.#connecting--;
+    }
+    if (this.#connecting === 0) for (const member of this.#members) void member.fresh('tools');
   }
 
   /** That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending). */

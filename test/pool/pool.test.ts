@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import dc from 'node:diagnostics_channel';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -207,6 +208,59 @@ test('lazy servers start on first use; change notifications refresh the merged l
   await pool.callTool({ name: 'dual__change' });
   await waitFor(() => changed.includes('legacy') && changed.includes('dual'), 'both change notifications');
   assert.equal((await pool.listTools()).tools.length, tools.length);
+});
+
+test('connect() fetches the tools lists as it resolves, none while servers still start; listTools() right after it has every tool', async () => {
+  // Ten servers, two starting at a time, server i with i + 1 tools.
+  const servers = Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => [
+      `s${i}`,
+      { transport: named(Array.from({ length: i + 1 }, (_, t) => `t${t}`)) },
+    ]),
+  );
+  await using pool = new ClientPool({ servers, concurrency: 2 });
+  const order: string[] = [];
+  pool.on('serverReady', (event) => order.push(`ready ${event.server}`));
+  const onMessage = (message: unknown) => {
+    const { direction, text, server } = message as { direction: string; text: string; server: string };
+    if (direction === 'send' && text.includes('"tools/list"')) order.push(`tools/list ${server}`);
+  };
+  dc.subscribe('conduit-mcp:transport:message', onMessage);
+  try {
+    await pool.connect();
+    const { tools } = await pool.listTools();
+    assert.equal(tools.length, 55, 'every server listed, none missing');
+    for (let i = 0; i < 10; i++) assert.equal(tools.filter((tool) => tool.server === `s${i}`).length, i + 1);
+  } finally {
+    dc.unsubscribe('conduit-mcp:transport:message', onMessage);
+  }
+  const lastReady = order.findLastIndex((entry) => entry.startsWith('ready '));
+  const firstList = order.findIndex((entry) => entry.startsWith('tools/list '));
+  assert.equal(lastReady, 9);
+  assert.ok(firstList > lastReady, `no tools/list before the last server was ready: ${order.join(', ')}`);
+  assert.equal(order.filter((entry) => entry.startsWith('tools/list ')).length, 10, 'one list per server');
+  assert.deepEqual(
+    pool.status().map((s) => s.toolCount),
+    Array.from({ length: 10 }, (_, i) => i + 1),
+  );
+});
+
+test('status() knows the tool counts once connect() has resolved, without a listTools(); a server ready later is listed on its ready', async () => {
+  await using pool = new ClientPool({
+    servers: {
+      one: { transport: named(['a']) },
+      two: { transport: named(['a', 'b']) },
+      later: { transport: named(['a', 'b', 'c']), lazy: true },
+    },
+  });
+  await pool.connect();
+  await waitFor(
+    () => stateOf(pool, 'one').toolCount === 1 && stateOf(pool, 'two').toolCount === 2,
+    'both counts',
+  );
+  assert.equal(stateOf(pool, 'later').toolCount, undefined);
+  pool.get('later');
+  await waitFor(() => stateOf(pool, 'later').toolCount === 3, 'the lazy server counted on its ready');
 });
 
 test('log messages and notifications are relayed with the server name, also to listeners added after connect()', async () => {
