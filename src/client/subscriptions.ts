@@ -137,10 +137,10 @@ export class Subscriptions {
   setListWanted(event: ListChangedEvent, wanted: boolean): void {
     const at = this.#lists?.indexOf(event) ?? -1;
     if (wanted === (at !== -1)) return;
-    if (wanted) {
-      this.#lists ??= [];
-      this.#lists.push(event);
-    } else this.#lists!.splice(at, 1);
+    // concat() makes an array of the exact length; one pushed to (or spread into) keeps room for 17
+    // to 20 (about 140 bytes more per Client of a pool, which listens to the three list events).
+    if (wanted) this.#lists = this.#lists ? this.#lists.concat(event) : [event];
+    else this.#lists!.splice(at, 1);
     if (this.#session?.changeNotifications === 'listen') {
       this.#sync().catch(() => {});
     }

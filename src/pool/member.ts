@@ -82,7 +82,23 @@ const CHANGE_EVENT = {
   resourcesListChanged: ['resources', 'resourceTemplates'],
 } as const;
 
+/** What every member of one pool shares: one object per pool, not copied into each member. */
+export interface MemberShared {
+  readonly limiter: Limiter;
+  /** The pool's emit, guarded so a throwing listener never unwinds into the member. */
+  readonly emit: (event: string, payload: unknown) => void;
+  /** The relayed events the pool has listeners for (updated by the pool). */
+  readonly relayed: ReadonlySet<RelayedEvent>;
+  /**
+   * True while the pool's `connect()` is starting servers: a server ready then leaves its tools
+   * list to the pool, which fetches every list once the start is over (see ClientPool.connect).
+   */
+  readonly starting: () => boolean;
+}
+
+/** A member's own settings; the member keeps them in its fields (no setup object per server). */
 export interface MemberSetup {
+  readonly shared: MemberShared;
   readonly name: string;
   /**
    * The Client's options when they are not known yet (a config file's `${input:id}` may need the
@@ -97,22 +113,19 @@ export interface MemberSetup {
   readonly lazy: boolean;
   readonly startTimeout: number;
   readonly url: string | undefined;
-  readonly limiter: Limiter;
-  /** The pool's emit, guarded so a throwing listener never unwinds into the member. */
-  readonly emit: (event: string, payload: unknown) => void;
-  /** The relayed events the pool has listeners for (shared by every member, updated by the pool). */
-  readonly relayed: ReadonlySet<RelayedEvent>;
-  /**
-   * True while the pool's `connect()` is starting servers: a server ready then leaves its tools
-   * list to the pool, which fetches every list once the start is over (see ClientPool.connect).
-   */
-  readonly starting: () => boolean;
 }
 
 /** One server of a pool: its Client, its state and its last known lists. */
 export class PoolMember {
   readonly name: string;
-  readonly #setup: MemberSetup;
+  readonly #shared: MemberShared;
+  readonly #prepare: (() => Promise<ClientOptions>) | undefined;
+  readonly #options: ClientOptions | undefined;
+  /** The config entry's problem, if it has one: every start fails with it. */
+  readonly #configError: Error | undefined;
+  readonly #lazy: boolean;
+  readonly #startTimeout: number;
+  readonly #url: string | undefined;
   #client: Client | undefined;
   #state: ServerState;
   #error: Error | undefined;
@@ -130,7 +143,13 @@ export class PoolMember {
   #tokens: MemoryTokenStore | undefined;
 
   constructor(setup: MemberSetup) {
-    this.#setup = setup;
+    this.#shared = setup.shared;
+    this.#prepare = setup.prepare;
+    this.#options = setup.options;
+    this.#configError = setup.error;
+    this.#lazy = setup.lazy;
+    this.#startTimeout = setup.startTimeout;
+    this.#url = setup.url;
     this.name = setup.name;
     this.#state = setup.disabled ? 'disabled' : 'idle';
     if (setup.options !== undefined && setup.error === undefined && !setup.disabled) {
@@ -156,7 +175,7 @@ export class PoolMember {
   }
 
   get lazy(): boolean {
-    return this.#setup.lazy;
+    return this.#lazy;
   }
 
   status(): ServerStatus {
@@ -165,12 +184,12 @@ export class PoolMember {
       state: this.#state,
       era: this.#client?.era,
       pid: this.#client?.pid,
-      url: this.#setup.url,
+      url: this.#url,
       toolCount: this.#lists.tools?.items?.length,
       error: this.#error,
       nextAttemptAt: this.#nextAttemptAt,
       restarts: this.#restarts,
-      lazy: this.#setup.lazy,
+      lazy: this.#lazy,
     };
   }
 
@@ -201,7 +220,7 @@ export class PoolMember {
     if (this.#closing) return;
     if (wasStarted) this.#restarts++;
     this.#state = this.#everReady ? 'reconnecting' : 'starting';
-    this.#error = this.#setup.error;
+    this.#error = this.#configError;
     this.#nextAttemptAt = undefined;
     if (wasReady) this.#emit('disconnected', { server: this.name, reason: { type: 'closed' } });
     const started = this.#begin();
@@ -211,7 +230,7 @@ export class PoolMember {
 
   async #begin(): Promise<void> {
     const run = this.#runs;
-    const release = await this.#setup.limiter.acquire();
+    const release = await this.#shared.limiter.acquire();
     try {
       // close(), or a restart() while this start waited: it is over.
       const over = () => this.#closing || run !== this.#runs;
@@ -223,7 +242,7 @@ export class PoolMember {
           return;
         }
         try {
-          const options = this.#setup.prepare ? await this.#setup.prepare() : this.#setup.options!;
+          const options = this.#prepare ? await this.#prepare() : this.#options!;
           if (over()) return;
           client = this.#create(options);
         } catch (error) {
@@ -243,10 +262,10 @@ export class PoolMember {
       const timer = setTimeout(() => {
         const waiting = this.#state === 'starting' || this.#state === 'reconnecting';
         if (waiting && this.#client === client) {
-          this.#fail(new StartTimeoutError(this.name, this.#setup.startTimeout));
+          this.#fail(new StartTimeoutError(this.name, this.#startTimeout));
         }
         settle();
-      }, this.#setup.startTimeout);
+      }, this.#startTimeout);
       const settle = () => {
         clearTimeout(timer);
         if (this.#settleStart === settle) this.#settleStart = undefined;
@@ -267,7 +286,7 @@ export class PoolMember {
     // One function per event shared by every member (it finds its member through the Client), not
     // ten closures per server: a pool of a hundred servers keeps about 1 KiB less per server.
     for (const [event, listener] of Object.entries(PoolMember.#listeners)) {
-      if (!(event in RELAYED) || this.#setup.relayed.has(event as RelayedEvent)) {
+      if (!(event in RELAYED) || this.#shared.relayed.has(event as RelayedEvent)) {
         client.on(event as 'ready', listener as () => void);
       }
     }
@@ -336,7 +355,7 @@ export class PoolMember {
       member.#error = undefined;
       member.#nextAttemptAt = undefined;
       for (const cache of Object.values(member.#lists)) cache.stale = true;
-      if (!member.#setup.starting()) void member.refresh('tools');
+      if (!member.#shared.starting()) void member.refresh('tools');
       member.#settleStart?.();
       member.#emit('serverReady', { server: member.name, ...event });
       member.#emit('ready', { server: member.name, ...event });
@@ -407,7 +426,7 @@ export class PoolMember {
   };
 
   #emit(event: string, payload: unknown): void {
-    this.#setup.emit(event, payload);
+    this.#shared.emit(event, payload);
   }
 
   #listChanged(event: keyof typeof CHANGE_EVENT): void {
@@ -421,7 +440,7 @@ export class PoolMember {
     this.#state = downState(error);
     if (this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
     this.#settleStart?.();
-    this.#setup.emit('serverError', {
+    this.#shared.emit('serverError', {
       server: this.name,
       error,
       state: this.#state,
@@ -508,7 +527,7 @@ export class PoolMember {
     if (this.#state !== 'closed') {
       this.#state = 'closed';
       this.#nextAttemptAt = undefined;
-      if (!wasClosed) this.#setup.emit('serverClosed', { server: this.name, reason: undefined });
+      if (!wasClosed) this.#shared.emit('serverClosed', { server: this.name, reason: undefined });
     }
   }
 }

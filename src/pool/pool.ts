@@ -156,14 +156,14 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       relayed.add(event as RelayedEvent);
       for (const member of this.#members) member.relay(event as RelayedEvent);
     });
-    const common = { limiter, emit, relayed, starting: () => this.#connecting > 0 };
+    const shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const transport = server.client.transport as { type?: string; url?: string } | undefined;
       const url = transport?.type === 'http' ? transport.url : undefined;
       this.#add(
         new PoolMember({
-          ...common,
+          shared,
           name,
           prepare: undefined,
           options: server.client,
@@ -185,7 +185,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       const known = entry.resolved;
       this.#add(
         new PoolMember({
-          ...common,
+          shared,
           name: entry.name,
           prepare: async () => withTransport(await entry.transport()),
           options: known ? withTransport(known) : undefined,
