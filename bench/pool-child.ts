@@ -16,6 +16,7 @@
 // to every server once all are ready), after GC the (V8 heap + external) growth per server with all
 // up and listed, and from close (pool.close(), or stdin EOF for raw) until the last process is gone.
 import { spawn } from 'node:child_process';
+import v8 from 'node:v8';
 import { loadConduit } from './clients/conduit.js';
 import { minimalEnvironment, serverArgs } from './clients/types.js';
 import { killStrayServers, processThreadsCpuMs, waitGone } from './core/processes.js';
@@ -37,6 +38,11 @@ export interface PoolSample {
    */
   readonly listedMs: number;
   readonly heapKiBPerServer: number;
+  /**
+   * The part of heapKiBPerServer that is V8's code spaces: what the JIT compiled meanwhile, which
+   * does not grow with the server count and moves with when the compiler ran.
+   */
+  readonly codeKiBPerServer: number;
   /** From close until every server process is gone. */
   readonly closeMs: number;
   readonly failures: number;
@@ -187,6 +193,12 @@ async function untilListed(started: Started, since: number): Promise<number> {
   return performance.now() - since;
 }
 
+/** V8's code spaces in use, KiB (part of heapKiB()). */
+function codeKiB(): number {
+  const code = v8.getHeapSpaceStatistics().filter((space) => space.space_name.startsWith('code_'));
+  return code.reduce((sum, space) => sum + space.space_used_size, 0) / 1024;
+}
+
 async function stop(started: Started): Promise<number> {
   const since = performance.now();
   await started.close();
@@ -211,6 +223,7 @@ await untilListed(warmUp, performance.now());
 await stop(warmUp);
 await settleHeap();
 const heapBefore = heapKiB();
+const codeBefore = codeKiB();
 const cpuBefore = process.cpuUsage();
 const since = performance.now();
 const started = await start(count, asked);
@@ -220,6 +233,7 @@ const serversCpuMs = started.pids.reduce((sum, pid) => sum + (processThreadsCpuM
 const listedMs = await untilListed(started, since);
 await settleHeap();
 const heapKiBPerServer = (heapKiB() - heapBefore) / count;
+const codeKiBPerServer = (codeKiB() - codeBefore) / count;
 const closeMs = await stop(started);
 const { availableParallelism } = await import('node:os');
 const sample: PoolSample = {
@@ -231,6 +245,7 @@ const sample: PoolSample = {
   serversCpuMs,
   listedMs,
   heapKiBPerServer,
+  codeKiBPerServer,
   closeMs,
   failures: started.failures,
   firstError: started.firstError,

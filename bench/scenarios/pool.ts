@@ -65,6 +65,10 @@ export const pool: Scenario = {
       return values.length ? Math.round(summarise(values).median) : 'n/a';
     };
     const cpuOf = (mode: Mode) => medianOf(mode, (s) => s.cpuMs);
+    const codeOf = (mode: Mode) => {
+      const values = samples.get(mode)!.map((s) => s.codeKiBPerServer);
+      return values.length ? formatNumber(summarise(values).median) : 'n/a';
+    };
     const title = `ClientPool, ${count} servers`;
     const result = (id: string, what: string, unit: string, raw: Figures | undefined, ours: Figures) =>
       ({
@@ -152,6 +156,9 @@ export const pool: Scenario = {
       'KiB',
       figures('raw', (s) => s.heapKiBPerServer),
       figures('pool', (s) => s.heapKiBPerServer),
+    );
+    heap.notes.push(
+      `of which V8's code spaces (what the JIT compiled during the sample: it does not grow with the server count, and moves with when the compiler ran), KiB per server, median: raw ${codeOf('raw')}, pool ${codeOf('pool')}.`,
     );
     bench.record(heap, {
       columns,
