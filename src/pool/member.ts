@@ -376,12 +376,6 @@ export class PoolMember {
   }
 
   // A Client that restart() replaced has no owner any more: its late events are dropped.
-  static {
-    toMember = (client, event, args) => {
-      (PoolMember.#listeners[event] as (this: Client, ...args: unknown[]) => void).apply(client, args);
-    };
-  }
-
   static readonly #listeners = {
     ready(this: Client, event: ReadyEvent) {
       const member = owners.get(this);
@@ -460,6 +454,13 @@ export class PoolMember {
       member.#emit('resourceUpdated', { server: member.name, ...event });
     },
   };
+
+  // PooledClient's way to the lifecycle listeners above (they read the members' private fields).
+  static {
+    toMember = (client, event, args) => {
+      (PoolMember.#listeners[event] as (this: Client, ...args: unknown[]) => void).apply(client, args);
+    };
+  }
 
   #emit(event: string, payload: unknown): void {
     this.#shared.emit(event, payload);

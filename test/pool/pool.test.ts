@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import {
+  Client,
   ClientPool,
   ConfigError,
   NameCollisionError,
@@ -261,6 +262,18 @@ test('status() knows the tool counts once connect() has resolved, without a list
   assert.equal(stateOf(pool, 'later').toolCount, undefined);
   pool.get('later');
   await waitFor(() => stateOf(pool, 'later').toolCount === 3, 'the lazy server counted on its ready');
+});
+
+test("a pool server's Client is a Client whose own listeners hear its lifecycle events after the member has seen them", async () => {
+  await using pool = new ClientPool({ servers: { one: { transport: named(['a']) } } });
+  const client = pool.get('one')!;
+  assert.ok(client instanceof Client);
+  const heard: string[] = [];
+  client.on('ready', () => heard.push(`ready, member ${stateOf(pool, 'one').state}`));
+  client.on('closed', () => heard.push(`closed, member ${stateOf(pool, 'one').state}`));
+  await pool.connect();
+  await pool.close();
+  assert.deepEqual(heard, ['ready, member ready', 'closed, member closed']);
 });
 
 test('log messages and notifications are relayed with the server name, also to listeners added after connect()', async () => {
