@@ -407,6 +407,12 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       );
     let found = lookup();
     if (found === undefined) {
+      // The ready servers' lists first (during connect() none is fetched yet), without waiting for
+      // the servers still starting: a hung one would hold the call for its whole startTimeout.
+      await Promise.all(this.#members.map((member) => member.fresh(list)));
+      found = lookup();
+    }
+    if (found === undefined) {
       await this.#gather(list);
       found = lookup();
     }

@@ -43,6 +43,21 @@ test('a server that hangs at start fails at its startTimeout; connect() does not
   assert.match(textOf(await pool.callTool({ name: 'quick__echo' })), /^echo /);
 });
 
+test('during connect(), a call to a ready server is not held by one still starting', async () => {
+  await using pool = new ClientPool({
+    servers: {
+      quick: { transport: named(['echo']) },
+      hung: { transport: fixtureTransport('mcp.mjs', ['--start-delay', '600000']), startTimeout: 60_000 },
+    },
+  });
+  const connecting = pool.connect().then(() => 'connect() resolved');
+  await waitFor(() => stateOf(pool, 'quick').state === 'ready', 'quick to be ready');
+  const call = pool.callTool({ name: 'quick__echo' }).then((result) => textOf(result));
+  const first = await Promise.race([call, connecting]);
+  assert.match(first, /^echo /, 'the call answered while hung was still starting');
+  assert.equal(stateOf(pool, 'hung').state, 'starting');
+});
+
 test("startTimeout's default: the pool's, else the server's connectTimeout (a slow first start may need more than 60 s), else 60000", () => {
   const transport = { type: 'stdio', command: node } as const;
   const split = (server: object, pool: object = {}) =>
