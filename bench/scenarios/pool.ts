@@ -97,7 +97,7 @@ export const pool: Scenario = {
       `raw = ${count} x node bench/server.mjs --mode legacy spawned as the stdio transport spawns them (node looked up in PATH, the allowlisted environment, detached, stderr ignored), initialize + notifications/initialized, no library; the pool in its default protocol mode (server/discover probe, -32601, initialize). Each sample in a fresh process after a warm-up of 4 servers; ${rounds} round(s), the order rotating.`,
       `this process's CPU time until all ready (median), ms: ${MODES.map((mode) => `${mode} ${cpuOf(mode)}`).join(', ')}.`,
       `the servers' CPU time by then (all their threads, median of the sums), ms: ${MODES.map((mode) => `${mode} ${medianOf(mode, (s) => s.serversCpuMs)}`).join(', ')}.`,
-      `the pool fetches the tools lists as connect() resolves, not while servers still start: the row pool-listed has the time until every list is fetched too.`,
+      `the pool fetches no tools list while servers wait for a start place (the ready ones are listed together when the last one gets its place, the rest on their ready): the row pool-listed has the time until every list is fetched too.`,
     );
     bench.record(main, { columns, check: atMostRaw(POOL_TARGETS.readyVsRaw) });
     bench.record(

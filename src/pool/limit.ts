@@ -2,9 +2,17 @@
 export class Limiter {
   #free: number;
   readonly #waiting: Array<() => void> = [];
+  readonly #onDrained: (() => void) | undefined;
 
-  constructor(size: number) {
+  /** `onDrained`: called when the last waiter gets its place (nobody waits any more). */
+  constructor(size: number, onDrained?: () => void) {
     this.#free = size;
+    this.#onDrained = onDrained;
+  }
+
+  /** How many wait for a place. */
+  get waiting(): number {
+    return this.#waiting.length;
   }
 
   /** Resolves with a release function once a slot is free; call it exactly once. */
@@ -16,8 +24,10 @@ export class Limiter {
       if (released) return;
       released = true;
       const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
+      if (next) {
+        next();
+        if (this.#waiting.length === 0) this.#onDrained?.();
+      } else this.#free++;
     };
   }
 }

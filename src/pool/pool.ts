@@ -140,7 +140,10 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     super();
     this.#options = resolvePoolOptions(options);
     this.warnings = fromFile?.warnings ?? [];
-    const limiter = new Limiter(this.#options.concurrency);
+    // Once nobody waits for a start place, the servers ready so far are listed (see connect()).
+    const limiter = new Limiter(this.#options.concurrency, () => {
+      if (this.#connecting > 0) this.#listReady();
+    });
     const emit = (event: string, payload: unknown) => {
       try {
         (this.emit as (event: string, payload: unknown) => boolean)(event, payload);
@@ -156,7 +159,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       relayed.add(event as RelayedEvent);
       for (const member of this.#members) member.relay(event as RelayedEvent);
     });
-    const shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 };
+    const shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 && limiter.waiting > 0 };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const transport = server.client.transport as { type?: string; url?: string } | undefined;
@@ -215,9 +218,10 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
   /**
    * Starts every enabled server that is not lazy, at most `concurrency` at once; resolves when each
    * is ready, has failed, or passed its `startTimeout`. Never rejects for a server: see `status()`.
-   * The tools lists of the servers ready by then are fetched as it resolves, all at once, rather
-   * than each on its ready: a server answering tools/list while the others still boot takes CPU
-   * from their start. listTools() waits for those fetches.
+   * While servers wait for a start place, a server that is ready is not listed yet (a server
+   * answering tools/list takes CPU from the others' start): the lists of all the servers ready by
+   * then are fetched at once when the last one gets its place (or, at the latest, as connect()
+   * resolves), and a server ready after that is listed on its ready. listTools() waits for them.
    */
   async connect(): Promise<void> {
     this.#connecting++;
@@ -226,7 +230,12 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     } finally {
       this.#connecting--;
     }
-    if (this.#connecting === 0) for (const member of this.#members) void member.fresh('tools');
+    if (this.#connecting === 0) this.#listReady();
+  }
+
+  /** Fetches the tools list of every ready server that has none yet (or a stale one). */
+  #listReady(): void {
+    for (const member of this.#members) void member.fresh('tools');
   }
 
   /** That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending). */

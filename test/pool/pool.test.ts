@@ -226,7 +226,7 @@ test('lazy servers start on first use; change notifications refresh the merged l
   assert.equal((await pool.listTools()).tools.length, tools.length);
 });
 
-test('connect() fetches the tools lists as it resolves, none while servers still start; listTools() right after it has every tool', async () => {
+test('connect() fetches no tools list while servers wait for a start place; listTools() right after it has every tool', async () => {
   // Ten servers, two starting at a time, server i with i + 1 tools.
   const servers = Object.fromEntries(
     Array.from({ length: 10 }, (_, i) => [
@@ -241,7 +241,9 @@ test('connect() fetches the tools lists as it resolves, none while servers still
     const { direction, text, server } = message as { direction: string; text: string; server: string };
     if (direction === 'send' && text.includes('"tools/list"')) order.push(`tools/list ${server}`);
   };
+  const onSpawn = (message: unknown) => order.push(`spawn ${(message as { server: string }).server}`);
   dc.subscribe('conduit-mcp:transport:message', onMessage);
+  dc.subscribe('conduit-mcp:transport:spawn', onSpawn);
   try {
     await pool.connect();
     const { tools } = await pool.listTools();
@@ -249,11 +251,18 @@ test('connect() fetches the tools lists as it resolves, none while servers still
     for (let i = 0; i < 10; i++) assert.equal(tools.filter((tool) => tool.server === `s${i}`).length, i + 1);
   } finally {
     dc.unsubscribe('conduit-mcp:transport:message', onMessage);
+    dc.unsubscribe('conduit-mcp:transport:spawn', onSpawn);
   }
-  const lastReady = order.findLastIndex((entry) => entry.startsWith('ready '));
+  // Two places for ten servers: the last one gets its place at the eighth ready. Before that, no
+  // list is asked for; then the eight ready servers are listed together, the last two on their ready.
   const firstList = order.findIndex((entry) => entry.startsWith('tools/list '));
-  assert.equal(lastReady, 9);
-  assert.ok(firstList > lastReady, `no tools/list before the last server was ready: ${order.join(', ')}`);
+  assert.equal(order.filter((entry) => entry.startsWith('spawn ')).length, 10);
+  const readyBefore = order.slice(0, firstList).filter((entry) => entry.startsWith('ready ')).length;
+  assert.equal(readyBefore, 8, `no tools/list while a server waited for its place: ${order.join(', ')}`);
+  const listedTogether = order
+    .slice(firstList, firstList + 8)
+    .filter((entry) => entry.startsWith('tools/list '));
+  assert.equal(listedTogether.length, 8, `the eight ready servers listed at once: ${order.join(', ')}`);
   assert.equal(order.filter((entry) => entry.startsWith('tools/list ')).length, 10, 'one list per server');
   assert.deepEqual(
     pool.status().map((s) => s.toolCount),
