@@ -18,7 +18,7 @@ import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport
 import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { type DeadlineEntry, Deadlines, unscheduled } from './deadlines.js';
+import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { chooseSession, holdEarlyRequests, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
@@ -480,7 +480,16 @@ interface AttemptDeadline extends DeadlineEntry {
 const expireAttempt = (entry: AttemptDeadline) => entry.expire();
 
 function attemptDeadline(expire: () => void): AttemptDeadline {
-  return { expire, ...unscheduled() };
+  // The entry's fields written out, as a request's are: one literal, no spread of another object.
+  return {
+    expire,
+    deadline: 0,
+    deadlineStill: 0,
+    deadlinePrev: undefined,
+    deadlineNext: undefined,
+    deadlineLane: undefined,
+    deadlineOwner: undefined,
+  };
 }
 
 /** The error a probe exit stands for. */

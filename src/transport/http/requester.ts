@@ -53,8 +53,16 @@ export interface SendInit {
 /** Same-origin redirects followed before giving up. */
 const MAX_REDIRECTS = 5;
 
-/** The variables EnvHttpProxyAgent reads; any of them set means a proxy may be in the way. */
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+/**
+ * The variables that can put EnvHttpProxyAgent's proxy in the way of an endpoint, by its scheme:
+ * `http:` requests go through HTTP_PROXY only; `https:` ones through HTTPS_PROXY, or HTTP_PROXY
+ * without it. A transport sends to its endpoint's origin only, so nothing else applies (and each
+ * variable read is a call into the environment's C++ side: fewer per connect).
+ */
+const PROXY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
+  'http:': ['HTTP_PROXY', 'http_proxy'],
+  'https:': ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'],
+};
 
 /**
  * The socket connector every origin pool of the process shares, made with undici's defaults on
@@ -63,17 +71,33 @@ const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy
  * name, as one Agent's pools do.
  */
 let sharedConnector: import('undici').buildConnector.connector | undefined;
-/** The last origin a pool was made for, parsed once (undici reads it and never changes the URL). */
-let lastOrigin: { readonly text: string; readonly url: URL } | undefined;
+/** What a Requester reads of its endpoint: the URL, its origin (text, and parsed for the pool) and path. */
+interface EndpointParts {
+  readonly url: URL;
+  readonly origin: string;
+  readonly originUrl: URL;
+  readonly path: string;
+  readonly protocol: string;
+}
+/**
+ * The last endpoint a Requester was made for, read once: a Client's endpoint is one URL object,
+ * shared by every transport it makes (and by Clients made again for the same endpoint), and nothing
+ * changes a resolved URL; each of its getters is a call into the URL's C++ side.
+ */
+let lastEndpoint: EndpointParts | undefined;
 
 function sharedConnectorOf(undici: Undici): import('undici').buildConnector.connector {
   sharedConnector ??= undici.buildConnector({});
   return sharedConnector;
 }
 
-function originUrl(origin: string): URL {
-  if (lastOrigin?.text !== origin) lastOrigin = { text: origin, url: new URL(origin) };
-  return lastOrigin.url;
+function endpointParts(url: URL): EndpointParts {
+  if (lastEndpoint?.url !== url) {
+    const origin = url.origin;
+    const originUrl = lastEndpoint?.origin === origin ? lastEndpoint.originUrl : new URL(origin);
+    lastEndpoint = { url, origin, originUrl, path: url.pathname + url.search, protocol: url.protocol };
+  }
+  return lastEndpoint;
 }
 
 /** A URL for messages: origin and path, never the query (it may hold a key). */
@@ -97,7 +121,7 @@ export class Requester {
   readonly #secrets: readonly string[];
   readonly #auth: HttpAuthorization | undefined;
   /** The last URL sent to, with the origin and path undici wants (the endpoint, nearly always). */
-  #target: { url: URL; origin: string; path: string } | undefined;
+  #target: { readonly url: URL; readonly origin: string; readonly path: string } | undefined;
 
   constructor(
     deps: HttpDeps,
@@ -113,9 +137,9 @@ export class Requester {
     },
   ) {
     this.#undici = deps.undici;
-    const { endpoint } = options;
+    const endpoint = endpointParts(options.endpoint);
     this.#origin = endpoint.origin;
-    this.#target = { url: endpoint, origin: this.#origin, path: endpoint.pathname + endpoint.search };
+    this.#target = endpoint;
     this.#baseHeaders = options.baseHeaders;
     this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;
@@ -126,7 +150,7 @@ export class Requester {
     // Without a proxy, the origin's own pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks), so an Agent's table of pools, one
     // entry long, would only cost its making (an options deep clone, four listeners) per connect.
-    this.#dispatcher = PROXY_VARIABLES.some((name) => env[name])
+    this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
       ? new this.#undici.EnvHttpProxyAgent({
           headersTimeout: options.headersTimeout,
           bodyTimeout: 0,
@@ -135,7 +159,7 @@ export class Requester {
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
       : // Timeouts are given with each request (#dispatch), which undici reads before a Client's own.
-        originPool(this.#undici, originUrl(this.#origin), sharedConnectorOf(this.#undici));
+        originPool(this.#undici, endpoint.originUrl, sharedConnectorOf(this.#undici));
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
