@@ -313,7 +313,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       protocolVersion: this.#versionFor(message, exchange.meta),
     };
     try {
-      const response = await this.#requester!.send(this.#options.url, init);
+      const requester = this.#requester!;
+      const url = this.#options.url;
+      // Without OAuth the dispatcher's promise is awaited here (no turn of the Requester's own).
+      const first = requester.dispatchFirst(url, init);
+      let response: HttpResponse;
+      if (first === undefined) response = await requester.send(url, init);
+      else {
+        const received = requester.received(await first, url, init);
+        response = received instanceof Promise ? await received : received;
+      }
       const answered = this.#answer(exchange, message, response, init);
       // Awaited only while pending: a JSON answer whose body is here whole costs no turn.
       const broken = answered instanceof Promise ? await answered : answered;

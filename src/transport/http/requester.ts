@@ -53,6 +53,9 @@ export interface SendInit {
 /** Same-origin redirects followed before giving up. */
 const MAX_REDIRECTS = 5;
 
+/** A redirect to follow: 3xx but 304 (Not Modified, which is an answer). */
+const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304;
+
 /**
  * The variables that can put EnvHttpProxyAgent's proxy in the way of an endpoint, by its scheme:
  * `http:` requests go through HTTP_PROXY only; `https:` ones through HTTPS_PROXY, or HTTP_PROXY
@@ -191,13 +194,35 @@ export class Requester {
   }
 
   /**
-   * One request and its same-origin redirects; `authorization` goes to this origin only. The
-   * dispatcher's promise is awaited here, in the same layer as the redirect check (one microtask
-   * turn per response, not one more for a function of its own).
+   * send() for a caller that awaits the dispatcher's promise itself (one microtask turn fewer per
+   * request than awaiting send()'s): without OAuth, the first request's answer, for `received()` to
+   * make into the response; undefined with OAuth (use send()). A rejection is undici's own error,
+   * for toHttpError; a URL of another origin throws its HttpError at once.
    */
-  async #follow(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
+  dispatchFirst(url: URL, init: SendInit): Promise<Dispatcher.ResponseData> | undefined {
+    return this.#auth ? undefined : this.#dispatch(url, init, undefined);
+  }
+
+  /** What send() makes of dispatchFirst()'s answer: the response, or the promise of its redirect's. */
+  received(answer: Dispatcher.ResponseData, url: URL, init: SendInit): HttpResponse | Promise<HttpResponse> {
+    const response = this.#response(answer, url, init);
+    if (!isRedirect(response.status)) return response;
+    return this.#follow(this.#redirectTarget(response, init, 0), init, undefined, 1);
+  }
+
+  /**
+   * One request and its same-origin redirects (from `firstHop` on); `authorization` goes to this
+   * origin only. The dispatcher's promise is awaited here, in the same layer as the redirect check
+   * (one microtask turn per response, not one more for a function of its own).
+   */
+  async #follow(
+    url: URL,
+    init: SendInit,
+    authorization: string | undefined,
+    firstHop = 0,
+  ): Promise<HttpResponse> {
     let target = url;
-    for (let hop = 0; ; hop++) {
+    for (let hop = firstHop; ; hop++) {
       let answer: Dispatcher.ResponseData;
       try {
         answer = await this.#dispatch(
@@ -208,57 +233,62 @@ export class Requester {
       } catch (error) {
         throw this.toHttpError(error, target, init);
       }
-      const status = answer.statusCode;
-      if (channels.http.hasSubscribers) {
-        channels.http.publish({
-          server: this.#server,
-          method: init.method,
-          url: displayUrl(target),
-          mcpMethod: init.mcpMethod,
-          status,
-        });
-      }
-      const response: HttpResponse = {
-        status,
-        headers: answer.headers,
-        body: answer.body as unknown as Readable,
-        url: target,
-      };
-      if (status < 300 || status >= 400 || status === 304) return response;
-      const location = headerString(response.headers.location);
-      drain(response.body);
-      const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
-      const method = init.method;
-      if (!next) {
-        throw this.#error(
-          'redirect',
-          `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
-          target,
-          init,
-          status,
-        );
-      }
-      if (next.origin !== this.#origin) {
-        throw this.#error(
-          'redirect',
-          `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
-          target,
-          init,
-          status,
-        );
-      }
-      const keepsMethod = status === 307 || status === 308 || method === 'GET';
-      if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
-        throw this.#error(
-          'redirect',
-          `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
-          target,
-          init,
-          status,
-        );
-      }
-      target = next;
+      const response = this.#response(answer, target, init);
+      if (!isRedirect(response.status)) return response;
+      target = this.#redirectTarget(response, init, hop);
     }
+  }
+
+  #response(answer: Dispatcher.ResponseData, url: URL, init: SendInit): HttpResponse {
+    const status = answer.statusCode;
+    if (channels.http.hasSubscribers) {
+      channels.http.publish({
+        server: this.#server,
+        method: init.method,
+        url: displayUrl(url),
+        mcpMethod: init.mcpMethod,
+        status,
+      });
+    }
+    return { status, headers: answer.headers, body: answer.body as unknown as Readable, url };
+  }
+
+  /** Where a redirect (the `hop`-th) may be followed; throws the HttpError of one that may not. */
+  #redirectTarget(response: HttpResponse, init: SendInit, hop: number): URL {
+    const { status, url: target } = response;
+    const location = headerString(response.headers.location);
+    drain(response.body);
+    const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
+    const method = init.method;
+    if (!next) {
+      throw this.#error(
+        'redirect',
+        `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
+        target,
+        init,
+        status,
+      );
+    }
+    if (next.origin !== this.#origin) {
+      throw this.#error(
+        'redirect',
+        `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
+        target,
+        init,
+        status,
+      );
+    }
+    const keepsMethod = status === 307 || status === 308 || method === 'GET';
+    if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
+      throw this.#error(
+        'redirect',
+        `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
+        target,
+        init,
+        status,
+      );
+    }
+    return next;
   }
 
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */
