@@ -5,9 +5,11 @@
 //
 //   node --import tsx bench/cpu.ts [--era modern|legacy] [--clients raw,conduit] [--rounds 10]
 //                                  [--calls 5000] [--in-flight-calls 20000]
-//                                  [--workloads sequential,in-flight]
+//                                  [--workloads sequential,in-flight] [--pin cpu|off]
+// --pin: as in npm run bench, the sequential samples run client and server on that CPU (default 0).
 import { parseArgs } from 'node:util';
 import { CLIENTS, type ClientId } from './clients/index.js';
+import { parsePin } from './core/pin.js';
 import { killStrayServers } from './core/processes.js';
 import { rotate } from './core/runner.js';
 import { summarise } from './core/stats.js';
@@ -22,8 +24,10 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '5000' },
     'in-flight-calls': { type: 'string', default: '20000' },
     workloads: { type: 'string', default: 'sequential,in-flight' },
+    pin: { type: 'string' },
   },
 });
+const pin = parsePin(values.pin);
 const mode = values.era === 'legacy' ? 'legacy' : 'modern';
 const ids = values.clients.split(',') as ClientId[];
 for (const id of ids) if (!(id in CLIENTS)) throw new Error(`--clients: unknown client ${id}`);
@@ -43,7 +47,7 @@ for (let round = -1; round < rounds; round++) {
       ids.map((_, i) => i),
       Math.max(0, round),
     )) {
-      const sample = await timeSample(connections[i]!, workload);
+      const sample = await timeSample(connections[i]!, workload, workload.id === 'sequential' ? pin : 'off');
       if (round < 0) continue; // warm-up
       cpu.get(workload.id)!.get(ids[i]!)!.push(sample.cpuPerUnit);
       if (Number.isFinite(sample.mainCpuPerUnit))

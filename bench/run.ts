@@ -3,13 +3,15 @@
 // figures and ratios and writes the same as JSON to bench/results/bench-<timestamp>.json.
 //
 //   node --import tsx bench/run.ts [--quick] [--runs N] [--only groups] [--clients ids]
-//                                  [--workloads ids] [--no-write]
+//                                  [--workloads ids] [--pin cpu|off] [--no-write]
 //
 // --quick: every scenario once, with small amounts (under a minute), as a check before committing.
 // groups: throughput, modern, connect, close, flood, many, pool, framing, http, http-connect,
 //         http-memory (default: all)
 // clients: raw, conduit, sdk1, sdk2 (limits every group, e.g. for a --cpu-prof run)
 // workloads: sequential, in-flight, bytes-1m, bytes-8m (the throughput groups; HTTP: bytes-1m-json, -sse)
+// --pin: the CPU each sequential sample runs its client and server on (default 0; `off`: unpinned,
+//        the scheduler's choice, whose rates swing up to 10x on a small VM; see bench/core/pin.ts)
 //
 // Layout: bench/core/ (runner, statistics, targets, report), bench/clients/ (one file a client),
 // bench/scenarios/ (one file a scenario), bench/framing/ (the framing benchmark).
@@ -18,6 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ClientId } from './clients/index.js';
 import { environment, uptime } from './core/environment.js';
+import { type PinSetting, parsePin } from './core/pin.js';
 import { killStrayServers } from './core/processes.js';
 import { notesFor, printReport, tableLines, writeResults } from './core/report.js';
 import type { Bench, ScenarioResult } from './core/runner.js';
@@ -47,6 +50,7 @@ const OPTIONS = {
   only: { type: 'string' },
   clients: { type: 'string' },
   workloads: { type: 'string' },
+  pin: { type: 'string' },
   'no-write': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -76,6 +80,13 @@ if (!Number.isInteger(runs) || runs < 1) {
   process.stderr.write(`bench: --runs ${values.runs} is not a whole number of runs, 1 or more\n`);
   process.exit(2);
 }
+let pin: PinSetting;
+try {
+  pin = parsePin(values.pin);
+} catch (error) {
+  process.stderr.write(`bench: ${(error as Error).message}\n`);
+  process.exit(2);
+}
 const known = new Set(SCENARIOS.map((s) => s.group));
 const groups = new Set(values.only?.split(',') ?? known);
 for (const group of groups) if (!known.has(group)) throw new Error(`--only: unknown group ${group}`);
@@ -86,6 +97,7 @@ const rows: Row[] = [];
 const bench: Bench = {
   runs,
   quick,
+  pin,
   size: (full, small) => (quick ? small : full),
   pick: (ids: ClientId[]) =>
     clientFilter ? ids.filter((id) => clientFilter.has(id) || clientFilter.has(id.split('-')[0]!)) : ids,

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClientId, root } from '../clients/index.js';
+import type { PinSetting } from './pin.js';
 import { killStrayServers, waitReaped } from './processes.js';
 import type { Figures } from './stats.js';
 import type { Row, RowSpec } from './targets.js';
@@ -26,6 +27,8 @@ export interface Bench {
   readonly runs: number;
   /** `--quick`: every scenario once, with small amounts, as a check before committing. */
   readonly quick: boolean;
+  /** The CPU sequential samples pin their two processes to (`--pin`; see bench/core/pin.ts). */
+  readonly pin: PinSetting;
   /** `full` in a normal run, `quick` with --quick (an amount of calls, bytes, servers...). */
   size(full: number, quick: number): number;
   /** The clients of `ids` that `--clients` lets through. */

@@ -3,6 +3,7 @@
 // sample, in an order that rotates. Besides the rate: this process's CPU time per call (less
 // distorted by other load on the machine than the rate) and how busy the server was.
 import { type BenchConnection, CLIENTS, type ClientId, type ServerSpec } from '../clients/index.js';
+import { type PinSetting, pinToCpu } from '../core/pin.js';
 import { killStrayServers, mainThreadCpuUs, processCpuMs, waitGone } from '../core/processes.js';
 import { type Bench, errorText, perClient, rotate, type Scenario } from '../core/runner.js';
 import { collectGarbage, type Figures, summarise } from '../core/stats.js';
@@ -25,9 +26,20 @@ interface Participant {
 /**
  * One sample: the rate (amount per second), this process's CPU time per unit (µs), and how busy
  * the server was (its CPU time / wall time, %: it must stay well under 100 to never be the bottleneck).
+ * With a `pin`, this process and the server run on that one CPU for the sample (`pinned` says
+ * whether they did).
  */
-export async function timeSample(connection: BenchConnection, workload: Workload) {
+export async function timeSample(connection: BenchConnection, workload: Workload, pin: PinSetting = 'off') {
   collectGarbage?.();
+  const unpin = pinToCpu(pin, connection.pid === undefined ? [] : [connection.pid]);
+  try {
+    return { ...(await measure(connection, workload)), pinned: unpin !== undefined };
+  } finally {
+    unpin?.();
+  }
+}
+
+async function measure(connection: BenchConnection, workload: Workload) {
   const serverBefore = connection.pid === undefined ? undefined : processCpuMs(connection.pid);
   const cpu = process.cpuUsage();
   const mainBefore = mainThreadCpuUs();
@@ -81,6 +93,8 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
   }
   for (const workload of (era.workloads ?? throughputWorkloads)(bench)) {
     if (bench.workloads && !bench.workloads.has(workload.id)) continue;
+    const pinning = workload.id === 'sequential' ? bench.pin : 'off';
+    let pinnedSamples = 0;
     bench.log(`${workload.title}${era.titleSuffix}: ${ids.join(', ')} ...`);
     const rates = perClient<number>(ids);
     const cpu = perClient<number>(ids);
@@ -90,8 +104,9 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
     const take = async (participant: Participant, keep: boolean) => {
       try {
         if (!participant.connection) throw new Error(participant.failure ?? 'not connected');
-        const value = await timeSample(participant.connection, workload);
+        const value = await timeSample(participant.connection, workload, pinning);
         if (!keep) return;
+        if (value.pinned) pinnedSamples++;
         rates.get(participant.id)!.push(value.rate);
         cpu.get(participant.id)!.push(value.cpuPerUnit);
         if (Number.isFinite(value.mainCpuPerUnit)) mainCpu.get(participant.id)!.push(value.mainCpuPerUnit);
@@ -124,7 +139,14 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
         unit: workload.unit,
         better: 'higher',
         figures,
-        notes: [],
+        notes:
+          pinning === 'off'
+            ? []
+            : [
+                pinnedSamples > 0
+                  ? `${pinnedSamples} of ${ids.length * bench.runs} samples ran with the client and its server pinned to CPU ${pinning} (bench/core/pin.ts; --pin off for the scheduler's choice).`
+                  : `not pinned (no taskset here, or CPU ${pinning} is not available to this process).`,
+              ],
       },
       { columns: era.columns, check: era.targets[workload.id] ?? info },
     );

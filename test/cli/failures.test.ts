@@ -142,13 +142,14 @@ describe('timeouts', () => {
       result.stderr,
       /not ready within 1000 ms \(--connect-timeout\): it may not be an MCP server/,
     );
-    assert.ok(result.elapsed < 1000 + 1500, `exited after ${Math.round(result.elapsed)} ms`);
+    // From the CLI's own start, under whatever load: far below the 60 s default, which is what it guards.
+    assert.ok(result.elapsed < 1000 + 5000, `exited after ${Math.round(result.elapsed)} ms`);
   });
 
   test('--connect-timeout against a server that reads but never answers', async () => {
     const result = await run(['tools', '--connect-timeout', '800', ...CLI_SERVER('--silent')]);
     assert.equal(result.code, 4);
-    assert.ok(result.elapsed < 800 + 1500, `exited after ${Math.round(result.elapsed)} ms`);
+    assert.ok(result.elapsed < 800 + 5000, `exited after ${Math.round(result.elapsed)} ms`);
   });
 });
 

@@ -386,7 +386,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       },
       onFatal: (reason) => this.#closeWith(reason),
     });
-    child.stdout.on('data', (chunk: Buffer) => this.#framer!.push(chunk));
+    const writeQueue = this.#writeQueue;
+    child.stdout.on('data', (chunk: Buffer) => {
+      writeQueue.inputArrived();
+      this.#framer!.push(chunk);
+    });
     if (this.#stderrTail && child.stderr) {
       child.stderr.on('data', (chunk: Buffer) => {
         this.#stderrTail!.push(chunk);

@@ -4,9 +4,13 @@ import type { Writable } from 'node:stream';
 
 /**
  * Messages to bytes without ever waiting: `write` hands the text over and returns. Everything
- * written in one event-loop turn goes out in one `stream.write` on the next tick. Bytes not yet
- * taken by the OS are counted (ours plus the stream's buffer); above `maxBytes` the write is
- * refused so the owner can close: a server that stops reading costs at most that much memory.
+ * written in one event-loop turn goes out in one `stream.write` on the next tick, except the first
+ * message after input arrived (`inputArrived()`), which goes out at once when nothing waits before
+ * it: a caller that sends its next request as each answer comes (sequential calls) pays no tick
+ * per request, and a burst of requests in answer to a chunk of responses still leaves in two
+ * writes. Bytes not yet taken by the OS are counted (ours plus the stream's buffer); above
+ * `maxBytes` the write is refused so the owner can close: a server that stops reading costs at
+ * most that much memory.
  */
 export class WriteQueue {
   readonly #stream: Writable;
@@ -15,6 +19,8 @@ export class WriteQueue {
   #batch = '';
   #batchBytes = 0;
   #closed = false;
+  /** Input arrived since the last direct write: the next message may go out at once. */
+  #direct = false;
   readonly #flush = () => {
     const text = this.#batch;
     const bytes = this.#batchBytes;
@@ -44,6 +50,11 @@ export class WriteQueue {
   write(text: string, bytes = Buffer.byteLength(text)): boolean {
     if (this.#closed) return false;
     if (this.pendingBytes + bytes > this.#maxBytes) return false;
+    if (this.#direct && this.#batchBytes === 0 && this.#stream.writableLength === 0) {
+      this.#direct = false;
+      this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
+      return true;
+    }
     if (this.#batchBytes === 0) {
       this.#batch = text;
       // The first message of the turn schedules the flush.
@@ -53,6 +64,11 @@ export class WriteQueue {
     }
     this.#batchBytes += bytes;
     return true;
+  }
+
+  /** The peer wrote to us: the next message written, if nothing waits before it, goes out at once. */
+  inputArrived(): void {
+    this.#direct = true;
   }
 
   /** Writes what is batched now rather than on the next tick (before stdin is ended). */

@@ -86,3 +86,55 @@ test('the cap counts bytes once they reach a real pipe too: CJK text passes it a
     await once(child, 'exit');
   }
 });
+
+test('after input arrived, the first message goes out at once and the rest of the turn is batched behind it', async () => {
+  const { stream, writes } = recordingStream();
+  const queue = new WriteQueue(stream, 1 << 20);
+  queue.inputArrived();
+  assert.equal(queue.write('{"n":1}\n'), true);
+  assert.deepEqual(writes, ['{"n":1}\n'], 'written within write()');
+  for (let i = 2; i <= 4; i++) queue.write(`{"n":${i}}\n`);
+  assert.equal(writes.length, 1, 'one direct write per input, not one per message');
+  await nextTurn();
+  assert.deepEqual(writes, ['{"n":1}\n', '{"n":2}\n{"n":3}\n{"n":4}\n']);
+  // No input since: batched again.
+  queue.write('{"n":5}\n');
+  assert.equal(writes.length, 2);
+  await nextTurn();
+  assert.deepEqual(writes.slice(2), ['{"n":5}\n']);
+});
+
+test('a direct write never overtakes what waits: a batch of this turn, or bytes the stream still holds', async () => {
+  const batched = recordingStream();
+  const queue = new WriteQueue(batched.stream, 1 << 20);
+  queue.write('a\n');
+  queue.inputArrived();
+  queue.write('b\n');
+  assert.deepEqual(batched.writes, [], 'b waits behind a');
+  await nextTurn();
+  assert.deepEqual(batched.writes, ['a\nb\n']);
+
+  const stuck = recordingStream({ stuck: true });
+  const behind = new WriteQueue(stuck.stream, 1 << 20);
+  behind.inputArrived();
+  behind.write('first\n'); // the stream never calls back: it keeps holding it
+  behind.write('held\n');
+  await nextTurn();
+  behind.inputArrived();
+  behind.write('third\n');
+  assert.equal(behind.pendingBytes, 'first\nheld\nthird\n'.length);
+  await nextTurn();
+  // The stream took `first` and queues the rest in order behind it.
+  assert.equal(stuck.writes[0], 'first\n');
+  assert.ok(stuck.stream.writableLength > 0);
+});
+
+test('a direct write counts against the cap like any other', () => {
+  const { stream } = recordingStream({ stuck: true });
+  const queue = new WriteQueue(stream, 10);
+  queue.inputArrived();
+  assert.equal(queue.write('ééééé'), true);
+  queue.inputArrived();
+  assert.equal(queue.write('é'), false, 'refused: 12 bytes would pass the cap of 10');
+  assert.equal(queue.pendingBytes, 10);
+});
