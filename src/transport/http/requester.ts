@@ -5,7 +5,6 @@ import { AuthError, HttpError } from '../../errors.js';
 import type { HttpAuthorization } from './authorization.js';
 import { drain, excerpt, headerString, mediaType, readPrefix } from './body.js';
 import type { ExchangeAbort } from './exchange-abort.js';
-import { originPool, type RequestDispatcher } from './origin-pool.js';
 import type { CreateParser } from './sse.js';
 
 type Undici = typeof import('undici');
@@ -68,8 +67,8 @@ const PROXY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * The socket connector every origin pool of the process shares, made with undici's defaults on
- * first use: an undici Client given none builds its own (options copied, a TLS session cache with a
+ * The socket connector every Pool of the process shares, made with undici's defaults on first use:
+ * a Pool given none builds its own (options copied, a TLS session cache with a
  * FinalizationRegistry), tens of µs per connect. The shared cache holds TLS sessions by server
  * name, as one Agent's pools do.
  */
@@ -115,7 +114,7 @@ export function displayUrl(url: URL): string {
  */
 export class Requester {
   readonly #undici: Undici;
-  readonly #dispatcher: RequestDispatcher;
+  readonly #dispatcher: Dispatcher;
   readonly #origin: string;
   readonly #baseHeaders: Record<string, string>;
   readonly #hasBaseHeaders: boolean;
@@ -150,7 +149,7 @@ export class Requester {
     this.#secrets = options.secrets;
     this.#auth = options.auth;
     const env = options.env ?? process.env;
-    // Without a proxy, the origin's own pool: every request of a transport goes to its endpoint's
+    // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks), so an Agent's table of pools, one
     // entry long, would only cost its making (an options deep clone, four listeners) per connect.
     this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
@@ -161,8 +160,8 @@ export class Requester {
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
-      : // Timeouts are given with each request (#dispatch), which undici reads before a Client's own.
-        originPool(this.#undici, endpoint.originUrl, sharedConnectorOf(this.#undici));
+      : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
+        new this.#undici.Pool(endpoint.originUrl, { connect: sharedConnectorOf(this.#undici) });
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
