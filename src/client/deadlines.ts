@@ -14,18 +14,6 @@ export interface DeadlineEntry {
   deadlineOwner: Deadlines<DeadlineEntry> | undefined;
 }
 
-/** The fields of an entry that waits in no lane yet, for an entry made now and then (a request's are written out in place). */
-export function unscheduled(): DeadlineEntry {
-  return {
-    deadline: 0,
-    deadlineStill: 0,
-    deadlinePrev: undefined,
-    deadlineNext: undefined,
-    deadlineLane: undefined,
-    deadlineOwner: undefined,
-  };
-}
-
 /** setTimeout's ceiling. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -144,17 +144,27 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     name,
     transport,
     clientInfo: normalizeClientInfo(input.clientInfo),
-    protocol: normalizeProtocol(input.protocol ?? 'auto'),
-    probeTimeout: durationOption(input.probeTimeout ?? transport.discovery.probeTimeout, 'probeTimeout'),
-    requestTimeout: durationOption(input.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT, 'requestTimeout', 1),
-    connectTimeout: durationOption(input.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT, 'connectTimeout', 1),
+    // An option left out (or null) is its default as it is, valid by construction: only given ones are checked.
+    protocol: input.protocol == null ? 'auto' : normalizeProtocol(input.protocol),
+    probeTimeout:
+      input.probeTimeout == null
+        ? transport.discovery.probeTimeout
+        : durationOption(input.probeTimeout, 'probeTimeout'),
+    requestTimeout:
+      input.requestTimeout == null
+        ? DEFAULT_REQUEST_TIMEOUT
+        : durationOption(input.requestTimeout, 'requestTimeout', 1),
+    connectTimeout:
+      input.connectTimeout == null
+        ? DEFAULT_CONNECT_TIMEOUT
+        : durationOption(input.connectTimeout, 'connectTimeout', 1),
     reconnect: input.reconnect == null ? NO_RECONNECT_OPTIONS : normalizeReconnect(input.reconnect),
     logLevel: input.logLevel === undefined ? undefined : normalizeLogLevel(input.logLevel, 'logLevel'),
     handlers: input.handlers == null ? NO_HANDLERS : normalizeHandlers(input.handlers),
-    cache: booleanOption(input.cache ?? true, 'cache'),
+    cache: input.cache == null || booleanOption(input.cache, 'cache'),
     elicitationModes:
       input.elicitationModes == null ? FORM_ONLY : normalizeElicitationModes(input.elicitationModes),
-    samplingTools: booleanOption(input.samplingTools ?? false, 'samplingTools'),
+    samplingTools: input.samplingTools != null && booleanOption(input.samplingTools, 'samplingTools'),
     validateSchema: normalizeValidator(input.validateSchema),
     roots: input.roots === undefined ? undefined : normalizeRootsOption(input.roots, input.handlers),
     pingInterval:

@@ -18,7 +18,7 @@ import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport
 import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { type DeadlineEntry, Deadlines, unscheduled } from './deadlines.js';
+import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { chooseSession, holdEarlyRequests, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
@@ -334,50 +334,67 @@ export class Supervisor {
    */
   #attempt(): Promise<Session> {
     const { connectTimeout, name } = this.#config;
-    const opening = this.#open();
-    const transport = this.#transport!;
     return new Promise<Session>((resolve, reject) => {
       let settled = false;
+      let transport: Transport | undefined;
       // The connection's clock: the time the user takes to consent (OAuth) is not counted. The
       // deadline waits in the process's lane for its length, under a Node timer that lane shares
       // (with requests of that timeout too), not a timer set and cleared per attempt.
-      const deadlines = new Deadlines<AttemptDeadline>(
-        this.#connection?.clock ?? new PausableClock(),
-        expireAttempt,
-      );
+      let deadlines: Deadlines<AttemptDeadline> | undefined;
       const finish = () => {
         settled = true;
-        deadlines.remove(deadline);
+        deadlines?.remove(deadline);
         this.#forgetStop(onStop);
       };
       const fail = (error: Error) => {
         if (settled) return;
         finish();
-        const own = transport.closeReason;
+        const own = transport?.closeReason;
         if (!this.#isClosed()) {
           this.#lastReason =
             own && own.type !== 'closed' ? own : { type: 'connect_failed', error: unwrap(error) };
         }
-        void transport.close();
+        void transport?.close();
         reject(error);
       };
       const deadline = attemptDeadline(() => fail(new ConnectTimeoutError(connectTimeout, { server: name })));
       const onStop = () => fail(new ClientClosedError(undefined, { server: name }));
+      // The session's promise is taken as #open hands it over (no turn for an async layer between).
+      const chosen = (session: Promise<Session>, release: (session: Session) => Session) =>
+        session.then((opened) => {
+          let released: Session;
+          try {
+            released = release(opened);
+          } catch (error) {
+            fail(error as Error);
+            return;
+          }
+          // The losing attempt settles on its own once its transport is closed.
+          if (settled) released.dispose();
+          else {
+            finish();
+            resolve(released);
+          }
+        }, fail);
+      this.#open(chosen).then(undefined, fail);
+      transport = this.#transport;
+      deadlines = new Deadlines<AttemptDeadline>(
+        this.#connection?.clock ?? new PausableClock(),
+        expireAttempt,
+      );
       deadlines.add(deadline, connectTimeout);
       this.#whenStopped(onStop);
-      opening.then((session) => {
-        // The losing attempt settles on its own once its transport is closed.
-        if (settled) session.dispose();
-        else {
-          finish();
-          resolve(session);
-        }
-      }, fail);
     });
   }
 
-  /** One attempt: a new process, a new connection, the session opened on it. */
-  async #open(): Promise<Session> {
+  /**
+   * One attempt: a new process, a new connection, and once the transport runs, the way into the
+   * session chosen; its promise goes to `chosen` with the step that releases the server requests
+   * held meanwhile. Rejects if the transport cannot start (or the client was closed meanwhile).
+   */
+  async #open(
+    chosen: (session: Promise<Session>, release: (session: Session) => Session) => void,
+  ): Promise<void> {
     const config = this.#config;
     const transport = config.transport.createTransport();
     const connection = new Connection(transport, {
@@ -390,20 +407,22 @@ export class Supervisor {
     try {
       await transport.start();
       if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
-      // The session's two steps, the chosen one awaited here (no layer of its own around them).
-      const held = holdEarlyRequests(connection);
-      const session = await chooseSession(connection, this.#context, {
+    } catch (error) {
+      void transport.close();
+      throw error;
+    }
+    // The session's two steps: server requests held, then the way in chosen (from memory or the probe).
+    const held = holdEarlyRequests(connection);
+    chosen(
+      chooseSession(connection, this.#context, {
         mode: config.protocol,
         discovery: config.transport.discovery,
         probeTimeout: config.probeTimeout,
         memory: this.#memory,
         handshakeTimeout: config.requestTimeout,
-      });
-      return held.release(session, this.#context.name);
-    } catch (error) {
-      void transport.close();
-      throw error;
-    }
+      }),
+      (session) => held.release(session, this.#context.name),
+    );
   }
 
   /** What a call on a closed client gets: the last close reason, and the failure behind it. */
@@ -480,7 +499,16 @@ interface AttemptDeadline extends DeadlineEntry {
 const expireAttempt = (entry: AttemptDeadline) => entry.expire();
 
 function attemptDeadline(expire: () => void): AttemptDeadline {
-  return { expire, ...unscheduled() };
+  // The entry's fields written out, as a request's are: one literal, no spread of another object.
+  return {
+    expire,
+    deadline: 0,
+    deadlineStill: 0,
+    deadlinePrev: undefined,
+    deadlineNext: undefined,
+    deadlineLane: undefined,
+    deadlineOwner: undefined,
+  };
 }
 
 /** The error a probe exit stands for. */

@@ -63,6 +63,8 @@ test('every duration option is refused unless a whole number of ms a Node timer 
 test('RequestOptions are checked at the call with UsageError naming the key; nothing is sent', async () => {
   const { client, record } = mcpClient(['--era', 'legacy']);
   await client.connect();
+  // connect() resolves once notifications/initialized is written, not once the server has read it.
+  await record.waitFor((message) => message.method === 'notifications/initialized');
   const before = record.read().length;
   const cases: Array<[string, Record<string, unknown>]> = [
     ['options.timeout', { timeout: Number.POSITIVE_INFINITY }],

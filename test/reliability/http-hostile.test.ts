@@ -347,6 +347,35 @@ describe('redirects', () => {
     );
     assert.equal(moved.at(-1)!.message?.method, 'tools/call');
   });
+
+  test('same-origin redirects past five, or a POST turned into a GET, are not followed', async () => {
+    const server = await serve((request, res) => {
+      const hop = /^\/loop\/(\d+)$/.exec(request.url ?? '');
+      if (hop) {
+        res.writeHead(307, { location: `/loop/${Number(hop[1]) + 1}` });
+        return void res.end();
+      }
+      if (request.url === '/see-other') {
+        res.writeHead(303, { location: '/mcp' });
+        return void res.end();
+      }
+      return modern((r, s) => result(s, r, {}))(request, res, undefined as never);
+    });
+    const looping = client(`${server.origin}/loop/0`, {}, { reconnect: { maxReconnects: 0 } });
+    await assert.rejects(looping.connect(), (error: unknown) => {
+      ok('redirect', 307)(error);
+      assert.match((error as Error).message, /more than 5 times/);
+      return true;
+    });
+    assert.equal(server.seen.filter((s) => s.url?.startsWith('/loop/')).length, 5);
+    const changed = client(`${server.origin}/see-other`, {}, { reconnect: { maxReconnects: 0 } });
+    await assert.rejects(changed.connect(), (error: unknown) => {
+      ok('redirect', 303)(error);
+      assert.match((error as Error).message, /change of method/);
+      return true;
+    });
+    assert.equal(server.seen.filter((s) => s.url === '/mcp').length, 0);
+  });
 });
 
 /** A legacy Streamable HTTP server with sessions, written out by hand. */

@@ -78,8 +78,11 @@ const HEADERS_STALE = Symbol('headers-stale');
 /** Pages of tools/list read, at most, to find a tool's schema again after a HeaderMismatch. */
 const MAX_REFRESH_PAGES = 10;
 
-/** Marks a constructor call from fromResolved(): the options are validated already. */
-const kResolved = Symbol('conduit-mcp.resolved-http-options');
+/**
+ * The options fromResolved() hands to the constructor it calls, validated already: read and
+ * cleared by that constructor before anything else can run (no context object copied to carry them).
+ */
+let resolvedForNext: ResolvedHttpOptions | undefined;
 
 type State = 'new' | 'starting' | 'open' | 'closed';
 
@@ -137,7 +140,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
 
   constructor(options: HttpOptions, context: HttpTransportContext = {}) {
     super();
-    const resolved = (context as { [kResolved]?: ResolvedHttpOptions })[kResolved];
+    const resolved = resolvedForNext;
+    resolvedForNext = undefined;
     this.#options = resolved ?? resolveHttpOptions(options, context.keyPrefix ?? '');
     this.#name = context.name;
     this.#env = context.env;
@@ -145,10 +149,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
 
   /** A transport from options validated already (by the Client's spec, once). */
   static fromResolved(options: ResolvedHttpOptions, context: HttpTransportContext = {}): HttpTransport {
-    return new HttpTransport(
-      undefined as unknown as HttpOptions,
-      { ...context, [kResolved]: options } as HttpTransportContext,
-    );
+    resolvedForNext = options;
+    return new HttpTransport(undefined as unknown as HttpOptions, context);
   }
 
   get closeReason(): CloseReason | undefined {
@@ -311,7 +313,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       protocolVersion: this.#versionFor(message, exchange.meta),
     };
     try {
-      const response = await this.#requester!.send(this.#options.url, init);
+      const requester = this.#requester!;
+      const url = this.#options.url;
+      // Without OAuth the dispatcher's promise is awaited here (no turn of the Requester's own).
+      const first = requester.dispatchFirst(url, init);
+      let response: HttpResponse;
+      if (first === undefined) response = await requester.send(url, init);
+      else {
+        const received = requester.received(await first, url, init);
+        response = received instanceof Promise ? await received : received;
+      }
       const answered = this.#answer(exchange, message, response, init);
       // Awaited only while pending: a JSON answer whose body is here whole costs no turn.
       const broken = answered instanceof Promise ? await answered : answered;

@@ -52,8 +52,19 @@ export interface SendInit {
 /** Same-origin redirects followed before giving up. */
 const MAX_REDIRECTS = 5;
 
-/** The variables EnvHttpProxyAgent reads; any of them set means a proxy may be in the way. */
-const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+/** A redirect to follow: 3xx but 304 (Not Modified, which is an answer). */
+const isRedirect = (status: number) => status >= 300 && status < 400 && status !== 304;
+
+/**
+ * The variables that can put EnvHttpProxyAgent's proxy in the way of an endpoint, by its scheme:
+ * `http:` requests go through HTTP_PROXY only; `https:` ones through HTTPS_PROXY, or HTTP_PROXY
+ * without it. A transport sends to its endpoint's origin only, so nothing else applies (and each
+ * variable read is a call into the environment's C++ side: fewer per connect).
+ */
+const PROXY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
+  'http:': ['HTTP_PROXY', 'http_proxy'],
+  'https:': ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'],
+};
 
 /**
  * The socket connector every Pool of the process shares, made with undici's defaults on first use:
@@ -62,17 +73,33 @@ const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy
  * name, as one Agent's pools do.
  */
 let sharedConnector: import('undici').buildConnector.connector | undefined;
-/** The last origin a Pool was made for, parsed once (undici parses a string again per Pool and never changes the URL). */
-let lastOrigin: { readonly text: string; readonly url: URL } | undefined;
+/** What a Requester reads of its endpoint: the URL, its origin (text, and parsed for the pool) and path. */
+interface EndpointParts {
+  readonly url: URL;
+  readonly origin: string;
+  readonly originUrl: URL;
+  readonly path: string;
+  readonly protocol: string;
+}
+/**
+ * The last endpoint a Requester was made for, read once: a Client's endpoint is one URL object,
+ * shared by every transport it makes (and by Clients made again for the same endpoint), and nothing
+ * changes a resolved URL; each of its getters is a call into the URL's C++ side.
+ */
+let lastEndpoint: EndpointParts | undefined;
 
 function sharedConnectorOf(undici: Undici): import('undici').buildConnector.connector {
   sharedConnector ??= undici.buildConnector({});
   return sharedConnector;
 }
 
-function originUrl(origin: string): URL {
-  if (lastOrigin?.text !== origin) lastOrigin = { text: origin, url: new URL(origin) };
-  return lastOrigin.url;
+function endpointParts(url: URL): EndpointParts {
+  if (lastEndpoint?.url !== url) {
+    const origin = url.origin;
+    const originUrl = lastEndpoint?.origin === origin ? lastEndpoint.originUrl : new URL(origin);
+    lastEndpoint = { url, origin, originUrl, path: url.pathname + url.search, protocol: url.protocol };
+  }
+  return lastEndpoint;
 }
 
 /** A URL for messages: origin and path, never the query (it may hold a key). */
@@ -96,7 +123,7 @@ export class Requester {
   readonly #secrets: readonly string[];
   readonly #auth: HttpAuthorization | undefined;
   /** The last URL sent to, with the origin and path undici wants (the endpoint, nearly always). */
-  #target: { url: URL; origin: string; path: string } | undefined;
+  #target: { readonly url: URL; readonly origin: string; readonly path: string } | undefined;
 
   constructor(
     deps: HttpDeps,
@@ -112,9 +139,9 @@ export class Requester {
     },
   ) {
     this.#undici = deps.undici;
-    const { endpoint } = options;
+    const endpoint = endpointParts(options.endpoint);
     this.#origin = endpoint.origin;
-    this.#target = { url: endpoint, origin: this.#origin, path: endpoint.pathname + endpoint.search };
+    this.#target = endpoint;
     this.#baseHeaders = options.baseHeaders;
     this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;
@@ -125,7 +152,7 @@ export class Requester {
     // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks), so an Agent's table of pools, one
     // entry long, would only cost its making (an options deep clone, four listeners) per connect.
-    this.#dispatcher = PROXY_VARIABLES.some((name) => env[name])
+    this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
       ? new this.#undici.EnvHttpProxyAgent({
           headersTimeout: options.headersTimeout,
           bodyTimeout: 0,
@@ -134,7 +161,7 @@ export class Requester {
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
       : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
-        new this.#undici.Pool(originUrl(this.#origin), { connect: sharedConnectorOf(this.#undici) });
+        new this.#undici.Pool(endpoint.originUrl, { connect: sharedConnectorOf(this.#undici) });
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
@@ -166,13 +193,35 @@ export class Requester {
   }
 
   /**
-   * One request and its same-origin redirects; `authorization` goes to this origin only. The
-   * dispatcher's promise is awaited here, in the same layer as the redirect check (one microtask
-   * turn per response, not one more for a function of its own).
+   * send() for a caller that awaits the dispatcher's promise itself (one microtask turn fewer per
+   * request than awaiting send()'s): without OAuth, the first request's answer, for `received()` to
+   * make into the response; undefined with OAuth (use send()). A rejection is undici's own error,
+   * for toHttpError; a URL of another origin throws its HttpError at once.
    */
-  async #follow(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
+  dispatchFirst(url: URL, init: SendInit): Promise<Dispatcher.ResponseData> | undefined {
+    return this.#auth ? undefined : this.#dispatch(url, init, undefined);
+  }
+
+  /** What send() makes of dispatchFirst()'s answer: the response, or the promise of its redirect's. */
+  received(answer: Dispatcher.ResponseData, url: URL, init: SendInit): HttpResponse | Promise<HttpResponse> {
+    const response = this.#response(answer, url, init);
+    if (!isRedirect(response.status)) return response;
+    return this.#follow(this.#redirectTarget(response, init, 0), init, undefined, 1);
+  }
+
+  /**
+   * One request and its same-origin redirects (from `firstHop` on); `authorization` goes to this
+   * origin only. The dispatcher's promise is awaited here, in the same layer as the redirect check
+   * (one microtask turn per response, not one more for a function of its own).
+   */
+  async #follow(
+    url: URL,
+    init: SendInit,
+    authorization: string | undefined,
+    firstHop = 0,
+  ): Promise<HttpResponse> {
     let target = url;
-    for (let hop = 0; ; hop++) {
+    for (let hop = firstHop; ; hop++) {
       let answer: Dispatcher.ResponseData;
       try {
         answer = await this.#dispatch(
@@ -183,57 +232,62 @@ export class Requester {
       } catch (error) {
         throw this.toHttpError(error, target, init);
       }
-      const status = answer.statusCode;
-      if (channels.http.hasSubscribers) {
-        channels.http.publish({
-          server: this.#server,
-          method: init.method,
-          url: displayUrl(target),
-          mcpMethod: init.mcpMethod,
-          status,
-        });
-      }
-      const response: HttpResponse = {
-        status,
-        headers: answer.headers,
-        body: answer.body as unknown as Readable,
-        url: target,
-      };
-      if (status < 300 || status >= 400 || status === 304) return response;
-      const location = headerString(response.headers.location);
-      drain(response.body);
-      const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
-      const method = init.method;
-      if (!next) {
-        throw this.#error(
-          'redirect',
-          `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
-          target,
-          init,
-          status,
-        );
-      }
-      if (next.origin !== this.#origin) {
-        throw this.#error(
-          'redirect',
-          `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
-          target,
-          init,
-          status,
-        );
-      }
-      const keepsMethod = status === 307 || status === 308 || method === 'GET';
-      if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
-        throw this.#error(
-          'redirect',
-          `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
-          target,
-          init,
-          status,
-        );
-      }
-      target = next;
+      const response = this.#response(answer, target, init);
+      if (!isRedirect(response.status)) return response;
+      target = this.#redirectTarget(response, init, hop);
     }
+  }
+
+  #response(answer: Dispatcher.ResponseData, url: URL, init: SendInit): HttpResponse {
+    const status = answer.statusCode;
+    if (channels.http.hasSubscribers) {
+      channels.http.publish({
+        server: this.#server,
+        method: init.method,
+        url: displayUrl(url),
+        mcpMethod: init.mcpMethod,
+        status,
+      });
+    }
+    return { status, headers: answer.headers, body: answer.body as unknown as Readable, url };
+  }
+
+  /** Where a redirect (the `hop`-th) may be followed; throws the HttpError of one that may not. */
+  #redirectTarget(response: HttpResponse, init: SendInit, hop: number): URL {
+    const { status, url: target } = response;
+    const location = headerString(response.headers.location);
+    drain(response.body);
+    const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
+    const method = init.method;
+    if (!next) {
+      throw this.#error(
+        'redirect',
+        `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
+        target,
+        init,
+        status,
+      );
+    }
+    if (next.origin !== this.#origin) {
+      throw this.#error(
+        'redirect',
+        `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
+        target,
+        init,
+        status,
+      );
+    }
+    const keepsMethod = status === 307 || status === 308 || method === 'GET';
+    if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
+      throw this.#error(
+        'redirect',
+        `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
+        target,
+        init,
+        status,
+      );
+    }
+    return next;
   }
 
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */

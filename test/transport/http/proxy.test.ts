@@ -83,6 +83,16 @@ describe('proxies', () => {
     assert.deepEqual(proxy.targets, []);
     assert.equal(server.seen.length, 1);
   });
+
+  test('HTTPS_PROXY alone leaves an http: endpoint reached directly (it names the proxy of https: only)', async () => {
+    const server = await plainServer(modern((request, res) => result(res, request, {})));
+    after(() => server.close());
+    const proxy = await forwardProxy();
+    const transport = new HttpTransport({ url: server.url }, { env: { HTTPS_PROXY: proxy.url } });
+    await discover(transport);
+    assert.deepEqual(proxy.targets, []);
+    assert.equal(server.seen.length, 1);
+  });
 });
 
 describe('HttpTransport', () => {
