@@ -124,6 +124,11 @@ export class Supervisor {
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
   #onStop: Set<() => void> | undefined;
   #stopped = false;
+  /**
+   * Called at the first message of each attempt's transport (the server is up and answering),
+   * when set: the pool frees a start place there. Unset, no listener is added.
+   */
+  onFirstMessage: (() => void) | undefined;
 
   constructor(config: SupervisorConfig, context: SessionContext, onEvent: SupervisorEventSink) {
     this.#config = config;
@@ -402,6 +407,7 @@ export class Supervisor {
       requestTimeout: config.requestTimeout,
     });
     connection.on('notification', (notification) => this.#emit('notification', notification));
+    if (this.onFirstMessage) transport.once('message', this.onFirstMessage);
     this.#transport = transport;
     this.#connection = connection;
     try {

@@ -17,6 +17,8 @@ const owners = new WeakMap<Client, PoolMember>();
 const LIFECYCLE = { ready: true, disconnected: true, reconnecting: true, closed: true } as const;
 /** Set by PoolMember: hands a lifecycle event to the Client's member, before its listeners run. */
 let toMember: (client: Client, event: keyof typeof LIFECYCLE, args: unknown[]) => void;
+/** Set by PoolMember: the Client's server wrote its first message of an attempt. */
+let answered: (client: Client) => void;
 
 /**
  * A pool member's Client. Its member learns of `ready`, `disconnected`, `reconnecting` and `closed`
@@ -26,6 +28,10 @@ let toMember: (client: Client, event: keyof typeof LIFECYCLE, args: unknown[]) =
  * server for change notifications only while someone listens.
  */
 class PooledClient extends Client {
+  protected override serverAnswered(): void {
+    answered(this);
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: EventEmitter's own signature, passed through as is
   override emit(event: any, ...args: any[]): boolean {
     if (Object.hasOwn(LIFECYCLE, event)) {
@@ -165,6 +171,8 @@ export class PoolMember {
   #closing = false;
   #started: Promise<void> | undefined;
   #settleStart: (() => void) | undefined;
+  /** Gives this start's place in `concurrency` back: at the server's first message, else at the outcome. */
+  #freePlace: (() => void) | undefined;
   /** Counts restart() calls: a start begun before one stops at its next step. */
   #runs = 0;
   /** A plain object, not a Map: a one-entry Map's table is about 250 bytes more per server. */
@@ -261,6 +269,7 @@ export class PoolMember {
   async #begin(): Promise<void> {
     const run = this.#runs;
     const release = await this.#shared.limiter.acquire();
+    this.#freePlace = release;
     try {
       // close(), or a restart() while this start waited: it is over.
       const over = () => this.#closing || run !== this.#runs;
@@ -282,8 +291,19 @@ export class PoolMember {
       }
       await this.#firstOutcome(client);
     } finally {
+      if (this.#freePlace === release) this.#freePlace = undefined;
       release();
     }
+  }
+
+  /**
+   * The server wrote its first message: it has booted, which is what the concurrency limit is
+   * for; the rest of its handshake (the era probe, initialize) no longer holds a place.
+   */
+  #answered(): void {
+    const free = this.#freePlace;
+    this.#freePlace = undefined;
+    free?.();
   }
 
   /** Resolves at the first ready, failed attempt, rejection or start timeout. */
@@ -460,6 +480,10 @@ export class PoolMember {
   static {
     toMember = (client, event, args) => {
       (PoolMember.#listeners[event] as (this: Client, ...args: unknown[]) => void).apply(client, args);
+    };
+    answered = (client) => {
+      const member = owners.get(client);
+      if (member !== undefined) member.#answered();
     };
   }
 

@@ -22,7 +22,10 @@ export interface PoolServerOptions extends Omit<ClientOptions, 'name' | 'transpo
 
 export interface ClientPoolOptions {
   readonly servers: Readonly<Record<string, PoolServerOptions>>;
-  /** Servers starting at once. @defaultValue the CPU count (os.availableParallelism()) times 4 */
+  /**
+   * Servers starting at once: each holds its place until its first message (or its first outcome).
+   * @defaultValue the CPU count (os.availableParallelism()) times 4
+   */
   readonly concurrency?: number;
   /**
    * ms `connect()` waits for one server before reporting it `failed` with a StartTimeoutError (it

@@ -240,6 +240,7 @@ test('connect() fetches no tools list while servers wait for a start place; list
   const onMessage = (message: unknown) => {
     const { direction, text, server } = message as { direction: string; text: string; server: string };
     if (direction === 'send' && text.includes('"tools/list"')) order.push(`tools/list ${server}`);
+    if (direction === 'receive' && !order.includes(`answer ${server}`)) order.push(`answer ${server}`);
   };
   const onSpawn = (message: unknown) => order.push(`spawn ${(message as { server: string }).server}`);
   dc.subscribe('conduit-mcp:transport:message', onMessage);
@@ -253,20 +254,69 @@ test('connect() fetches no tools list while servers wait for a start place; list
     dc.unsubscribe('conduit-mcp:transport:message', onMessage);
     dc.unsubscribe('conduit-mcp:transport:spawn', onSpawn);
   }
-  // Two places for ten servers: the last one gets its place at the eighth ready. Before that, no
-  // list is asked for; then the eight ready servers are listed together, the last two on their ready.
+  // Two places for ten servers, each given back at the server's first message: the last one gets
+  // its place once eight have answered. Before that, no list is asked for; then the servers ready
+  // by then are listed together, the others on their ready.
   const firstList = order.findIndex((entry) => entry.startsWith('tools/list '));
   assert.equal(order.filter((entry) => entry.startsWith('spawn ')).length, 10);
+  const answeredBefore = order.slice(0, firstList).filter((entry) => entry.startsWith('answer ')).length;
+  assert.ok(answeredBefore >= 8, `no tools/list while a server waited for its place: ${order.join(', ')}`);
   const readyBefore = order.slice(0, firstList).filter((entry) => entry.startsWith('ready ')).length;
-  assert.equal(readyBefore, 8, `no tools/list while a server waited for its place: ${order.join(', ')}`);
+  assert.ok(readyBefore >= 1, `ready servers are listed together: ${order.join(', ')}`);
+  const nextReady = order.findIndex((entry, i) => i > firstList && entry.startsWith('ready '));
   const listedTogether = order
-    .slice(firstList, firstList + 8)
+    .slice(firstList, nextReady === -1 ? undefined : nextReady)
     .filter((entry) => entry.startsWith('tools/list '));
-  assert.equal(listedTogether.length, 8, `the eight ready servers listed at once: ${order.join(', ')}`);
+  // (A server's own list on its ready is sent just before its serverReady event.)
+  assert.ok(listedTogether.length >= readyBefore, `the ready servers listed at once: ${order.join(', ')}`);
   assert.equal(order.filter((entry) => entry.startsWith('tools/list ')).length, 10, 'one list per server');
   assert.deepEqual(
     pool.status().map((s) => s.toolCount),
     Array.from({ length: 10 }, (_, i) => i + 1),
+  );
+});
+
+test("a start place is given back at the server's first message: a server stuck in its handshake holds no other back, a silent one does until its startTimeout", async () => {
+  // One place. `stuck` answers the era probe (-32601) and then never answers initialize.
+  await using pool = new ClientPool({
+    concurrency: 1,
+    servers: {
+      stuck: {
+        transport: fixtureTransport('mcp.mjs', ['--era', 'legacy', '--init-silent']),
+        startTimeout: 30_000,
+      },
+      next: { transport: named(['echo']) },
+    },
+  });
+  const readyAt = new Map<string, number>();
+  const began = performance.now();
+  pool.on('serverReady', (event) => readyAt.set(event.server, performance.now() - began));
+  const connecting = pool.connect();
+  await waitFor(() => readyAt.has('next'), 'next ready while stuck still waits for initialize', 15_000);
+  assert.equal(stateOf(pool, 'stuck').state, 'starting');
+  assert.ok(readyAt.get('next')! < 15_000);
+  await pool.close();
+  await connecting;
+
+  // `silent` writes nothing: it keeps the only place until its startTimeout.
+  await using held = new ClientPool({
+    concurrency: 1,
+    servers: {
+      silent: { transport: fixtureTransport('mcp.mjs', ['--start-delay', '600000']), startTimeout: 1500 },
+      after: { transport: named(['echo']) },
+    },
+  });
+  const start = performance.now();
+  let afterReady = Number.NaN;
+  held.on('serverReady', (event) => {
+    if (event.server === 'after') afterReady = performance.now() - start;
+  });
+  await held.connect();
+  assert.equal(stateOf(held, 'silent').state, 'failed');
+  assert.equal(stateOf(held, 'after').state, 'ready');
+  assert.ok(
+    afterReady >= 1400,
+    `after was ready ${Math.round(afterReady)} ms in: before silent's startTimeout`,
   );
 });
 
