@@ -8,6 +8,7 @@ import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogMessage, Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
 import type { Era } from '../protocol/versions.js';
 import type { CloseReason } from '../transport/transport.js';
+import { rethrowLater } from '../user-code.js';
 import type { Limiter } from './limit.js';
 
 /** The member behind each Client, for the listeners every member shares. */
@@ -39,9 +40,7 @@ class PooledClient extends Client {
         toMember(this, event, args);
       } catch (error) {
         // As a listener's would be: thrown later, and the Client's own work goes on.
-        process.nextTick(() => {
-          throw error;
-        });
+        rethrowLater(error);
       }
     }
     return super.emit(event, ...args);
