@@ -92,11 +92,16 @@ export async function killStrayServers(): Promise<number> {
  */
 export function mainThreadCpuUs(): number | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1');
-    return Number(stat.slice(0, stat.indexOf(' '))) / 1000;
+    return taskCpuNs(`/proc/self/task/${process.pid}`) / 1000;
   } catch {
     return undefined;
   }
+}
+
+/** A task's CPU time so far, ns: the first field of its schedstat. Throws if the task is gone. */
+function taskCpuNs(taskDirectory: string): number {
+  const stat = readFileSync(`${taskDirectory}/schedstat`, 'latin1');
+  return Number(stat.slice(0, stat.indexOf(' ')));
 }
 
 /**
@@ -106,10 +111,7 @@ export function mainThreadCpuUs(): number | undefined {
 export function processThreadsCpuMs(pid: number): number | undefined {
   try {
     let ns = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1');
-      ns += Number(stat.slice(0, stat.indexOf(' ')));
-    }
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += taskCpuNs(`/proc/${pid}/task/${task}`);
     return ns / 1e6;
   } catch {
     return undefined;

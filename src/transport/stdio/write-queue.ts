@@ -27,10 +27,7 @@ export class WriteQueue {
     this.#batch = '';
     this.#batchBytes = 0;
     if (this.#closed || bytes === 0) return;
-    // A pipe counts a string in its writableLength by UTF-16 code units, which would let three
-    // times the cap of CJK text through: anything but ASCII (one byte per code unit, so as many
-    // bytes as units) goes as bytes. ASCII goes as it is, without a copy into a Buffer.
-    this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
+    this.#hand(text, bytes);
   };
 
   constructor(stream: Writable, maxBytes: number) {
@@ -52,7 +49,7 @@ export class WriteQueue {
     if (this.pendingBytes + bytes > this.#maxBytes) return false;
     if (this.#direct && this.#batchBytes === 0 && this.#stream.writableLength === 0) {
       this.#direct = false;
-      this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
+      this.#hand(text, bytes);
       return true;
     }
     if (this.#batchBytes === 0) {
@@ -64,6 +61,16 @@ export class WriteQueue {
     }
     this.#batchBytes += bytes;
     return true;
+  }
+
+  /**
+   * Gives `text` (`bytes` long in UTF-8) to the stream. A pipe counts a string in its
+   * writableLength by UTF-16 code units, which would let three times the cap of CJK text through:
+   * anything but ASCII (one byte per code unit, so as many bytes as units) goes as bytes. ASCII
+   * goes as it is, without a copy into a Buffer.
+   */
+  #hand(text: string, bytes: number): void {
+    this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
   }
 
   /** The peer wrote to us: the next message written, if nothing waits before it, goes out at once. */
