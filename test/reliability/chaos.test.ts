@@ -78,6 +78,8 @@ async function chaosRun(seed: number): Promise<Run> {
   const sharedAbortAt = Math.floor(random() * REQUESTS);
   // One run in four closes the client in the middle of the stream.
   const closeAt = random() < 0.25 ? Math.floor(random() * REQUESTS) : -1;
+  // Cleared once the run is over: pending, they would keep the run (its client) alive past the heap check.
+  const abortTimers: NodeJS.Timeout[] = [];
   for (let n = 0; n < REQUESTS; n++) {
     if (n === sharedAbortAt) shared.abort(new Error('shared abort'));
     // Not before a server has picked its behaviour: on a loaded machine node can take longer to
@@ -99,7 +101,7 @@ async function chaosRun(seed: number): Promise<Run> {
     let signal: AbortSignal | undefined;
     if (abortRoll < 0.25) {
       const controller = new AbortController();
-      setTimeout(() => controller.abort(new Error('gave up')), random() * 600);
+      abortTimers.push(setTimeout(() => controller.abort(new Error('gave up')), random() * 600));
       signal = controller.signal;
     } else if (abortRoll < 0.3) {
       signal = AbortSignal.abort(new Error('already aborted'));
@@ -113,6 +115,7 @@ async function chaosRun(seed: number): Promise<Run> {
   // Each request's own timeout (at most MAX_TIMEOUT) bounds it, reconnection waits included.
   const outcomes = await settleWithin(requests, MAX_TIMEOUT + 4000, labels);
   const counts = assertTyped(outcomes.slice(1));
+  for (const timer of abortTimers) clearTimeout(timer);
   await client.close();
   spawned.stop();
   await assertGroupsGone(spawned.pids);
