@@ -280,7 +280,8 @@ export class Supervisor {
       protocolVersion: session.protocolVersion,
       serverInfo: session.serverInfo,
     };
-    debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
+    if (debug.enabled)
+      debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
     this.#emit('session', session);
     this.#emit('ready', ready);
     if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);

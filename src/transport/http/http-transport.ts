@@ -924,7 +924,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     this.#closeReason ??= reason;
     if (this.#state === 'closed') return;
     this.#state = 'closed';
-    debug('%s: HTTP transport closed (%s)', this.#name ?? 'client', describeCloseReason(reason));
+    if (debug.enabled)
+      debug('%s: HTTP transport closed (%s)', this.#name ?? 'client', describeCloseReason(reason));
     if (channels.close.hasSubscribers) channels.close.publish({ server: this.#name, pid: undefined, reason });
     this.emit('close', reason);
   }
