@@ -3,6 +3,7 @@
 // checked after each sample (untimed), then the client is closed.
 import { type HttpBenchServer, type HttpEra, httpClient } from '../../clients/http/index.js';
 import type { ClientId } from '../../clients/index.js';
+import { pinToCpu } from '../../core/pin.js';
 import { type Bench, errorText, perClient, rotate, type Scenario } from '../../core/runner.js';
 import { type Figures, summarise } from '../../core/stats.js';
 import { HTTP_TARGETS, LEGACY_COLUMNS, MODERN_COLUMNS } from '../../core/targets.js';
@@ -18,28 +19,47 @@ async function connectEra(bench: Bench, server: HttpBenchServer, era: HttpEra): 
   for (const id of ids) await httpClient(id).load();
   // A connect over loopback takes about a millisecond, so one GC pause or scheduler hiccup moves a
   // sample by 100% or more: many samples (about 2 ms each), or the median is noise.
-  const runs = bench.quick ? 1 : bench.runs * 50;
+  const runs = bench.quick ? 1 : bench.runs * 100;
   const warmup = bench.quick ? 1 : 20;
   const samples = perClient<number>(ids);
   const invalid = perClient<string>(ids);
-  for (let round = -warmup; round < runs; round++) {
-    for (const id of rotate(ids, Math.max(0, round))) {
-      try {
-        const started = performance.now();
-        const connection = await httpClient(id).connect(server, era);
-        const ms = performance.now() - started;
-        await echoOnce(connection, round);
-        await connection.close();
-        if (round >= 0) samples.get(id)!.push(ms);
-      } catch (error) {
-        invalid.get(id)!.push(errorText(error));
+  // A connect is a ping-pong with the server, as a sequential call is: pinned the same way for the
+  // whole loop (every client alike), so no sample waits for the host to wake the other vCPU.
+  const unpin = pinToCpu(bench.pin, [server.pid]);
+  const pinned = unpin !== undefined;
+  try {
+    for (let round = -warmup; round < runs; round++) {
+      for (const id of rotate(ids, Math.max(0, round))) {
+        try {
+          const started = performance.now();
+          const connection = await httpClient(id).connect(server, era);
+          const ms = performance.now() - started;
+          await echoOnce(connection, round);
+          await connection.close();
+          if (round >= 0) samples.get(id)!.push(ms);
+        } catch (error) {
+          invalid.get(id)!.push(errorText(error));
+        }
       }
     }
+  } finally {
+    unpin?.();
   }
   const figures: Partial<Record<ClientId, Figures>> = {};
   for (const id of ids) figures[id] = summarise(samples.get(id)!, invalid.get(id)!);
   bench.record(
-    { id: `connect-http-${era}`, title, unit: 'ms', better: 'lower', figures, notes: [] },
+    {
+      id: `connect-http-${era}`,
+      title,
+      unit: 'ms',
+      better: 'lower',
+      figures,
+      notes: [
+        pinned
+          ? `connect over HTTP: this process and the bench server pinned to CPU ${bench.pin} (bench/core/pin.ts; --pin off for the scheduler's choice).`
+          : 'connect over HTTP: not pinned.',
+      ],
+    },
     { columns: era === 'legacy' ? LEGACY_COLUMNS : MODERN_COLUMNS, check: HTTP_TARGETS.connect! },
   );
 }
