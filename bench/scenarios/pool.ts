@@ -21,6 +21,7 @@ import type { PoolSample } from '../pool-child.js';
 const SCRIPT = path.join(root, 'bench/pool-child.ts');
 const MODES = ['raw', 'raw-capped', 'raw-probe', 'pool', 'pool-legacy', 'pool-all'] as const;
 type Mode = (typeof MODES)[number];
+const TARGET_MODES = ['raw', 'pool'] as const satisfies readonly Mode[];
 
 export const pool: Scenario = {
   group: 'pool',
@@ -41,17 +42,28 @@ export const pool: Scenario = {
       'pool-legacy': ['pool', String(count), 'default', 'legacy'],
       'pool-all': ['pool', String(count), String(count)],
     };
-    for (let round = 0; round < rounds; round++) {
-      for (const mode of rotate(MODES, round)) {
+    // The target row's two modes get four times the rounds: one sample's time moves +-20% with the
+    // servers' own start-up CPU (3.9-5.1 s for the same 100 servers), so 5 rounds cannot tell 1.04x
+    // from 1.07x (40 alternating pairs gave a 90% interval of 0.99x-1.09x around 1.04x).
+    const targetRounds = bench.quick ? 1 : rounds * 4;
+    const pairedRatios: number[] = [];
+    for (let round = 0; round < targetRounds; round++) {
+      const readyIn: Partial<Record<Mode, number>> = {};
+      for (const mode of round < rounds ? rotate(MODES, round) : rotate(TARGET_MODES, round)) {
         try {
           const { result } = await runChild<PoolSample>(argsOf[mode], 300_000, SCRIPT);
           if (result.failures > 0)
             invalid.get(mode)!.push(`${result.failures} not ready: ${result.firstError}`);
-          else samples.get(mode)!.push(result);
+          else {
+            samples.get(mode)!.push(result);
+            readyIn[mode] = result.readyMs;
+          }
         } catch (error) {
           invalid.get(mode)!.push(errorText(error));
         }
       }
+      if (readyIn.raw !== undefined && readyIn.pool !== undefined)
+        pairedRatios.push(readyIn.pool / readyIn.raw);
     }
     const figures = (mode: Mode, value: (sample: PoolSample) => number, cpu = false): Figures =>
       summarise(samples.get(mode)!.map(value), invalid.get(mode)!, {
@@ -94,7 +106,8 @@ export const pool: Scenario = {
       );
     }
     main.notes.push(
-      `raw = ${count} x node bench/server.mjs --mode legacy spawned as the stdio transport spawns them (node looked up in PATH, the allowlisted environment, detached, stderr ignored), initialize + notifications/initialized, no library; the pool in its default protocol mode (server/discover probe, -32601, initialize). Each sample in a fresh process after a warm-up of 4 servers; ${rounds} round(s), the order rotating.`,
+      `raw = ${count} x node bench/server.mjs --mode legacy spawned as the stdio transport spawns them (node looked up in PATH, the allowlisted environment, detached, stderr ignored), initialize + notifications/initialized, no library; the pool in its default protocol mode (server/discover probe, -32601, initialize). Each sample in a fresh process after a warm-up of 4 servers; ${targetRounds} round(s) of raw and pool (the first ${rounds} with every other mode too), the order rotating.`,
+      `the median of the ${pairedRatios.length} paired ratios (pool / raw in the same round): ${pairedRatios.length ? `${formatNumber(summarise(pairedRatios).median)}x` : 'n/a'}.`,
       `this process's CPU time until all ready (median), ms: ${MODES.map((mode) => `${mode} ${cpuOf(mode)}`).join(', ')}.`,
       `the servers' CPU time by then (all their threads, median of the sums), ms: ${MODES.map((mode) => `${mode} ${medianOf(mode, (s) => s.serversCpuMs)}`).join(', ')}.`,
       `the pool fetches no tools list while servers wait for a start place (the ready ones are listed together when the last one gets its place, the rest on their ready): the row pool-listed has the time until every list is fetched too.`,
