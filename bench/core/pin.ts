@@ -60,3 +60,16 @@ export function pinToCpu(cpu: PinSetting, pids: readonly number[]): (() => void)
   }
   return undo;
 }
+
+/**
+ * The table note on pinning: none with `--pin off`; else that `who` ran pinned to the CPU, or why
+ * nothing could be pinned.
+ */
+export function pinNote(cpu: PinSetting, who: string, pinned: boolean): string[] {
+  if (cpu === 'off') return [];
+  return [
+    pinned
+      ? `${who} pinned to CPU ${cpu} (bench/core/pin.ts; --pin off for the scheduler's choice).`
+      : `not pinned (no taskset here, or CPU ${cpu} is not available to this process).`,
+  ];
+}

@@ -72,15 +72,16 @@ export const pool: Scenario = {
           : {}),
       });
     const ready = (sample: PoolSample) => sample.readyMs;
-    const medianOf = (mode: Mode, value: (sample: PoolSample) => number) => {
+    const medianOf = (
+      mode: Mode,
+      value: (sample: PoolSample) => number,
+      format: (median: number) => number | string = Math.round,
+    ) => {
       const values = samples.get(mode)!.map(value);
-      return values.length ? Math.round(summarise(values).median) : 'n/a';
+      return values.length ? format(summarise(values).median) : 'n/a';
     };
     const cpuOf = (mode: Mode) => medianOf(mode, (s) => s.cpuMs);
-    const codeOf = (mode: Mode) => {
-      const values = samples.get(mode)!.map((s) => s.codeKiBPerServer);
-      return values.length ? formatNumber(summarise(values).median) : 'n/a';
-    };
+    const codeOf = (mode: Mode) => medianOf(mode, (s) => s.codeKiBPerServer, formatNumber);
     const title = `ClientPool, ${count} servers`;
     const result = (id: string, what: string, unit: string, raw: Figures | undefined, ours: Figures) =>
       ({

@@ -3,7 +3,7 @@
 // sample, in an order that rotates. Besides the rate: this process's CPU time per call (less
 // distorted by other load on the machine than the rate) and how busy the server was.
 import { type BenchConnection, CLIENTS, type ClientId, type ServerSpec } from '../clients/index.js';
-import { type PinSetting, pinToCpu } from '../core/pin.js';
+import { type PinSetting, pinNote, pinToCpu } from '../core/pin.js';
 import { killStrayServers, mainThreadCpuUs, processCpuMs, waitGone } from '../core/processes.js';
 import { type Bench, errorText, perClient, rotate, type Scenario } from '../core/runner.js';
 import { collectGarbage, type Figures, summarise } from '../core/stats.js';
@@ -139,14 +139,11 @@ export async function runEra(bench: Bench, era: Era): Promise<void> {
         unit: workload.unit,
         better: 'higher',
         figures,
-        notes:
-          pinning === 'off'
-            ? []
-            : [
-                pinnedSamples > 0
-                  ? `${pinnedSamples} of ${ids.length * bench.runs} samples ran with the client and its server pinned to CPU ${pinning} (bench/core/pin.ts; --pin off for the scheduler's choice).`
-                  : `not pinned (no taskset here, or CPU ${pinning} is not available to this process).`,
-              ],
+        notes: pinNote(
+          pinning,
+          `${pinnedSamples} of ${ids.length * bench.runs} samples ran with the client and its server`,
+          pinnedSamples > 0,
+        ),
       },
       { columns: era.columns, check: era.targets[workload.id] ?? info },
     );

@@ -383,6 +383,7 @@ export class Supervisor {
           }
         }, fail);
       this.#open(chosen).then(undefined, fail);
+      // #open made the transport and connection before its first await: both are this attempt's.
       transport = this.#transport;
       deadlines = new Deadlines<AttemptDeadline>(
         this.#connection?.clock ?? new PausableClock(),

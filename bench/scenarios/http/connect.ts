@@ -3,7 +3,7 @@
 // checked after each sample (untimed), then the client is closed.
 import { type HttpBenchServer, type HttpEra, httpClient } from '../../clients/http/index.js';
 import type { ClientId } from '../../clients/index.js';
-import { pinToCpu } from '../../core/pin.js';
+import { pinNote, pinToCpu } from '../../core/pin.js';
 import { type Bench, errorText, perClient, rotate, type Scenario } from '../../core/runner.js';
 import { type Figures, summarise } from '../../core/stats.js';
 import { HTTP_TARGETS, LEGACY_COLUMNS, MODERN_COLUMNS } from '../../core/targets.js';
@@ -54,11 +54,7 @@ async function connectEra(bench: Bench, server: HttpBenchServer, era: HttpEra): 
       unit: 'ms',
       better: 'lower',
       figures,
-      notes: [
-        pinned
-          ? `connect over HTTP: this process and the bench server pinned to CPU ${bench.pin} (bench/core/pin.ts; --pin off for the scheduler's choice).`
-          : 'connect over HTTP: not pinned.',
-      ],
+      notes: pinNote(bench.pin, 'connect over HTTP: this process and the bench server', pinned),
     },
     { columns: era === 'legacy' ? LEGACY_COLUMNS : MODERN_COLUMNS, check: HTTP_TARGETS.connect! },
   );
