@@ -3,13 +3,16 @@
 // the phases read on undici's diagnostics channels. Clients: the raw floor, conduit-mcp from dist/,
 // and with BENCH_CONDUIT_BASELINE=<dir of a built index.js> another build, for before/after.
 //
-//   node --import tsx bench/http-connect-probe.ts [--runs 150] [--hops] [--cpu] [--clients raw,conduit]
+//   node --import tsx bench/http-connect-probe.ts [--runs 150] [--hops] [--cpu] [--curve] [--clients raw,conduit]
 //
 // --clients: only these (of raw, conduit, baseline), e.g. conduit alone under --cpu-prof.
 //
 // --cpu: this process's CPU time per phase too (process.cpuUsage at each mark, a few µs each).
 // --hops: instead of times, the promises made and the microtask jobs run in each phase (one sample
 // each, after two warm-up ones), by V8's promise hooks.
+// --curve: instead of phases, how the time to ready moves as the process warms up: the median of
+// each client over windows of connects (0-50, 50-200, ... up to --runs, no warm-up), and its ratio
+// to raw; what chose the warm-up of `--only http-connect`.
 import diagnostics from 'node:diagnostics_channel';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     hops: { type: 'boolean', default: false },
     clients: { type: 'string' },
     cpu: { type: 'boolean', default: false },
+    curve: { type: 'boolean', default: false },
   },
 });
 const runs = Number(values.runs);
@@ -132,6 +136,30 @@ async function timePhases(server: HttpBenchServer): Promise<void> {
     for (const id of ids.slice(1)) console.log(`${id} / raw: ${(total(id) / total('raw')).toFixed(2)}x`);
 }
 
+async function warmUpCurve(server: HttpBenchServer): Promise<void> {
+  const edges = [0, 50, 200, 500, 1000, 2000, 4000, 8000, 16000].filter((edge) => edge < runs);
+  edges.push(runs);
+  const times = new Map(ids.map((id) => [id, [] as number[]]));
+  for (let round = 0; round < runs; round++) {
+    for (const id of rotate(ids, round)) {
+      const started = performance.now();
+      const connection = await connect(id, server);
+      times.get(id)!.push((performance.now() - started) * 1000);
+      await echoOnce(connection, round);
+      await connection.close();
+    }
+  }
+  console.log(`modern connect as the process warms up, median µs per window (load: ${loadAverage()})`);
+  console.log(['connects', ...ids, ...ids.slice(1).map((id) => `${id} / raw`)].join(' | '));
+  for (let i = 1; i < edges.length; i++) {
+    const cells = ids.map((id) => median(times.get(id)!.slice(edges[i - 1], edges[i])));
+    const ratios = ids[0] === 'raw' ? cells.slice(1).map((cell) => `${(cell / cells[0]!).toFixed(2)}x`) : [];
+    console.log(
+      [`${edges[i - 1]}-${edges[i]}`, ...cells.map((cell) => cell.toFixed(0)), ...ratios].join(' | '),
+    );
+  }
+}
+
 async function countHops(server: HttpBenchServer): Promise<void> {
   // Phases by the same events: before the request is created, up to its body, after it.
   let phase: 'off' | 'before request' | 'network' | 'after body' = 'off';
@@ -165,4 +193,6 @@ function loadAverage(): string {
     .join(' ');
 }
 
-await withHttpServer((server) => (values.hops ? countHops(server) : timePhases(server)));
+await withHttpServer((server) =>
+  values.hops ? countHops(server) : values.curve ? warmUpCurve(server) : timePhases(server),
+);
