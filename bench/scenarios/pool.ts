@@ -111,7 +111,7 @@ export const pool: Scenario = {
       `the median of the ${pairedRatios.length} paired ratios (pool / raw in the same round): ${pairedRatios.length ? `${formatNumber(summarise(pairedRatios).median)}x` : 'n/a'}.`,
       `this process's CPU time until all ready (median), ms: ${MODES.map((mode) => `${mode} ${cpuOf(mode)}`).join(', ')}.`,
       `the servers' CPU time by then (all their threads, median of the sums), ms: ${MODES.map((mode) => `${mode} ${medianOf(mode, (s) => s.serversCpuMs)}`).join(', ')}.`,
-      `the pool fetches no tools list while servers wait for a start place (the ready ones are listed together when the last one gets its place, the rest on their ready): the row pool-listed has the time until every list is fetched too.`,
+      `the pool fetches no tools list while servers boot (the ready ones are listed together when the last one has booted, the rest on their ready): the row pool-listed has the time until every list is fetched too.`,
     );
     bench.record(main, { columns, check: atMostRaw(POOL_TARGETS.readyVsRaw) });
     bench.record(

@@ -1,18 +1,20 @@
 /** At most `size` holders at once; the others wait in order. */
 export class Limiter {
+  readonly #size: number;
   #free: number;
   readonly #waiting: Array<() => void> = [];
-  readonly #onDrained: (() => void) | undefined;
+  readonly #onIdle: (() => void) | undefined;
 
-  /** `onDrained`: called when the last waiter gets its place (nobody waits any more). */
-  constructor(size: number, onDrained?: () => void) {
+  /** `onIdle`: called when the last holder gives its place back and nobody waits for one. */
+  constructor(size: number, onIdle?: () => void) {
+    this.#size = size;
     this.#free = size;
-    this.#onDrained = onDrained;
+    this.#onIdle = onIdle;
   }
 
-  /** How many wait for a place. */
-  get waiting(): number {
-    return this.#waiting.length;
+  /** Whether anyone holds a place or waits for one. */
+  get busy(): boolean {
+    return this.#free < this.#size || this.#waiting.length > 0;
   }
 
   /** Resolves with a release function once a slot is free; call it exactly once. */
@@ -24,10 +26,8 @@ export class Limiter {
       if (released) return;
       released = true;
       const next = this.#waiting.shift();
-      if (next) {
-        next();
-        if (this.#waiting.length === 0) this.#onDrained?.();
-      } else this.#free++;
+      if (next) next();
+      else if (++this.#free === this.#size) this.#onIdle?.();
     };
   }
 }

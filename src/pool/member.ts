@@ -80,8 +80,8 @@ export interface ServerStatus {
   readonly url: string | undefined;
   /**
    * Tools last listed (kept while the server is down); undefined before the first list. A server
-   * ready while others wait for a start place in `connect()` is listed once the last of them has
-   * its place (or as `connect()` resolves), any other on its ready.
+   * ready while others boot in `connect()` is listed once the last of them has booted (or as
+   * `connect()` resolves), any other on its ready.
    */
   readonly toolCount: number | undefined;
   readonly error: Error | undefined;
@@ -125,8 +125,9 @@ export interface MemberShared {
   /** The relayed events the pool has listeners for (updated by the pool). */
   readonly relayed: ReadonlySet<RelayedEvent>;
   /**
-   * True while the pool's `connect()` has servers waiting for a start place: a server ready then
-   * leaves its tools list to the pool, which fetches the lists once nobody waits (ClientPool.connect).
+   * True while the pool's `connect()` has servers booting (holding a start place or waiting for
+   * one): a server ready then leaves its tools list to the pool, which fetches the lists once none
+   * boots (ClientPool.connect).
    */
   readonly starting: () => boolean;
 }

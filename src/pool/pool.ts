@@ -140,7 +140,8 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     super();
     this.#options = resolvePoolOptions(options);
     this.warnings = fromFile?.warnings ?? [];
-    // Once nobody waits for a start place, the servers ready so far are listed (see connect()).
+    // Once no server is booting (none holds a start place or waits for one), the servers ready so
+    // far are listed (see connect()).
     const limiter = new Limiter(this.#options.concurrency, () => {
       if (this.#connecting > 0) this.#listReady();
     });
@@ -159,7 +160,7 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
       relayed.add(event as RelayedEvent);
       for (const member of this.#members) member.relay(event as RelayedEvent);
     });
-    const shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 && limiter.waiting > 0 };
+    const shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 && limiter.busy };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const transport = server.client.transport as { type?: string; url?: string } | undefined;
@@ -218,10 +219,11 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
   /**
    * Starts every enabled server that is not lazy, at most `concurrency` at once; resolves when each
    * is ready, has failed, or passed its `startTimeout`. Never rejects for a server: see `status()`.
-   * While servers wait for a start place, a server that is ready is not listed yet (a server
-   * answering tools/list takes CPU from the others' start): the lists of all the servers ready by
-   * then are fetched at once when the last one gets its place (or, at the latest, as connect()
-   * resolves), and a server ready after that is listed on its ready. listTools() waits for them.
+   * While servers boot, a server that is ready is not listed yet (a server answering tools/list
+   * takes CPU from the others' start): the lists of all the servers ready by then are fetched at
+   * once when the last one has booted (its first message: no start place is held or waited for),
+   * or at the latest as connect() resolves; a server ready after that is listed on its ready.
+   * listTools() waits for them.
    */
   async connect(): Promise<void> {
     this.#connecting++;
