@@ -1,33 +1,38 @@
 /** At most `size` holders at once; the others wait in order. */
 export class Limiter {
-  readonly #size: number;
   #free: number;
+  #held = 0;
   readonly #waiting: Array<() => void> = [];
   readonly #onIdle: (() => void) | undefined;
 
   /** `onIdle`: called when the last holder gives its place back and nobody waits for one. */
   constructor(size: number, onIdle?: () => void) {
-    this.#size = size;
     this.#free = size;
     this.#onIdle = onIdle;
   }
 
   /** Whether anyone holds a place or waits for one. */
   get busy(): boolean {
-    return this.#free < this.#size || this.#waiting.length > 0;
+    return this.#held > 0 || this.#waiting.length > 0;
   }
 
   /** Resolves with a release function once a slot is free; call it exactly once. */
   async acquire(): Promise<() => void> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.#free > 0) {
+      this.#free--;
+      this.#held++;
+    } else await new Promise<void>((resolve) => this.#waiting.push(resolve));
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      // A waiter takes the place over: it stays held.
       const next = this.#waiting.shift();
       if (next) next();
-      else if (++this.#free === this.#size) this.#onIdle?.();
+      else {
+        this.#free++;
+        if (--this.#held === 0) this.#onIdle?.();
+      }
     };
   }
 }
