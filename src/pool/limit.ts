@@ -1,13 +1,14 @@
 /** At most `size` holders at once; the others wait in order. */
 export class Limiter {
-  #free: number;
+  readonly #size: number;
+  /** Places taken: a place handed from a holder to a waiter stays taken. */
   #held = 0;
   readonly #waiting: Array<() => void> = [];
   readonly #onIdle: (() => void) | undefined;
 
   /** `onIdle`: called when the last holder gives its place back and nobody waits for one. */
   constructor(size: number, onIdle?: () => void) {
-    this.#free = size;
+    this.#size = size;
     this.#onIdle = onIdle;
   }
 
@@ -18,21 +19,15 @@ export class Limiter {
 
   /** Resolves with a release function once a slot is free; call it exactly once. */
   async acquire(): Promise<() => void> {
-    if (this.#free > 0) {
-      this.#free--;
-      this.#held++;
-    } else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.#held < this.#size) this.#held++;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      // A waiter takes the place over: it stays held.
       const next = this.#waiting.shift();
       if (next) next();
-      else {
-        this.#free++;
-        if (--this.#held === 0) this.#onIdle?.();
-      }
+      else if (--this.#held === 0) this.#onIdle?.();
     };
   }
 }
