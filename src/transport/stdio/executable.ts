@@ -97,6 +97,27 @@ export function resolveExecutable(
   return { ok: false, problem: 'missing', searched };
 }
 
+let lastPathValue: string | undefined;
+let lastPathAbsolute = false;
+
+/**
+ * POSIX: whether exec's own search (in the child, against the child's PATH, after it changed to
+ * cwd) runs the file resolveExecutable would find. A path with a separator is resolved against
+ * cwd by both. In PATH both try the entries in order and pass over a file that is not executable,
+ * but exec reads an empty entry as the current directory (where resolveExecutable never looks)
+ * and an unset PATH as a default one: only a PATH of absolute entries is left to exec.
+ */
+export function execFindsWhatWeWould(command: string, pathValue: string | undefined): boolean {
+  if (command.includes('/')) return true;
+  if (!pathValue) return false;
+  // Most starts in a process share one PATH: it is checked once.
+  if (pathValue !== lastPathValue) {
+    lastPathValue = pathValue;
+    lastPathAbsolute = pathValue.split(':').every((entry) => entry.startsWith('/'));
+  }
+  return lastPathAbsolute;
+}
+
 /** cmd.exe interprets these; a line break would also cut the command line short. */
 const BATCH_METACHARACTERS = /["%^&|<>\r\n]/;
 

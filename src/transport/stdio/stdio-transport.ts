@@ -19,6 +19,7 @@ import { buildEnvironment, getVariable, redact, secretValues } from './environme
 import {
   batchFileInvocation,
   batchFileProblem,
+  execFindsWhatWeWould,
   hasPathSeparator,
   isBatchFile,
   resolveExecutable,
@@ -239,19 +240,22 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       });
     };
     const cwd = options.cwd ?? process.cwd();
-    // Checked when the options were validated, but it may have been removed since; spawn would
-    // then report ENOENT for the executable.
-    if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-      throw fail(`the working directory ${cwd} does not exist any more`);
-    }
     const pathValue = getVariable(env, 'PATH', platform);
-    const found = resolveExecutable(options.command, {
-      platform,
-      pathValue,
-      pathExt: getVariable(env, 'PATHEXT', platform),
-      cwd,
-    });
-    if (!found.ok) {
+    // Where the command is, or why it cannot start, named as the user can fix it: the cwd gone,
+    // the command not found or not executable.
+    const check = (): { file: string } | { problem: SpawnError } => {
+      // Checked when the options were validated, but it may have been removed since; spawn would
+      // then report ENOENT for the executable.
+      if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+        return { problem: fail(`the working directory ${cwd} does not exist any more`) };
+      }
+      const found = resolveExecutable(options.command, {
+        platform,
+        pathValue,
+        pathExt: getVariable(env, 'PATHEXT', platform),
+        cwd,
+      });
+      if (found.ok) return { file: found.file };
       const message =
         found.problem === 'missing'
           ? `${options.command} was not found` +
@@ -259,25 +263,33 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
               ? ` (resolved against ${cwd})`
               : ` in PATH=${pathValue ?? '(unset)'}`)
           : `${found.file} is not executable (EACCES): check its permissions (chmod +x) or run it through its interpreter`;
-      throw fail(message);
-    }
-    const refused = batchFileProblem(found.file, options.args, options.allowBatchFiles, platform);
-    if (refused)
-      throw new ConfigError(
-        this.#keyPrefix ? `${this.#keyPrefix}.allowBatchFiles` : 'allowBatchFiles',
-        refused,
-      );
+      return { problem: fail(message) };
+    };
 
-    let file = found.file;
+    let file = options.command;
     let args: readonly string[] = options.args;
     let windowsVerbatimArguments = false;
-    if (isBatchFile(found.file, platform)) {
-      const invocation = batchFileInvocation(
-        found.file,
-        options.args,
-        getVariable(process.env, 'COMSPEC', platform),
-      );
-      ({ file, args, windowsVerbatimArguments } = invocation);
+    // On POSIX exec searches the child's PATH itself, as we would (see execFindsWhatWeWould): the
+    // search, a stat per PATH entry at every start, runs here only to explain a failure. Windows
+    // has PATHEXT, and batch files to refuse before anything runs.
+    const searchHere = platform === 'win32' || !execFindsWhatWeWould(options.command, pathValue);
+    if (searchHere) {
+      const checked = check();
+      if ('problem' in checked) throw checked.problem;
+      file = checked.file;
+      const refused = batchFileProblem(file, options.args, options.allowBatchFiles, platform);
+      if (refused)
+        throw new ConfigError(
+          this.#keyPrefix ? `${this.#keyPrefix}.allowBatchFiles` : 'allowBatchFiles',
+          refused,
+        );
+      if (isBatchFile(file, platform)) {
+        ({ file, args, windowsVerbatimArguments } = batchFileInvocation(
+          file,
+          options.args,
+          getVariable(process.env, 'COMSPEC', platform),
+        ));
+      }
     }
 
     let stderr: 'inherit' | 'ignore' | 'pipe' | number = 'inherit';
@@ -325,14 +337,19 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       };
       const onError = (error: NodeJS.ErrnoException) => {
         child.off('spawn', onSpawn);
-        const retryable = error.code !== 'ENOENT' && error.code !== 'EACCES';
+        this.#endStderrSink();
+        const notFound = error.code === 'ENOENT' || error.code === 'EACCES';
+        const checked = searchHere || !notFound ? { file } : check();
+        if ('problem' in checked) {
+          reject(checked.problem);
+          return;
+        }
         // The file was found, so ENOENT means what it needs to run is missing.
         const hint =
           error.code === 'ENOENT'
             ? ': the file exists, so its interpreter (the #! line) or a library it loads is missing'
             : '';
-        this.#endStderrSink();
-        reject(fail(`${file} could not be started: ${error.message}${hint}`, error, retryable));
+        reject(fail(`${checked.file} could not be started: ${error.message}${hint}`, error, !notFound));
       };
       child.once('spawn', onSpawn);
       child.once('error', onError);

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import {
   batchFileInvocation,
   batchFileProblem,
   defaultProbe,
+  execFindsWhatWeWould,
   isBatchFile,
   type Probe,
   type ProbeResult,
@@ -235,6 +236,23 @@ test('posix: a relative PATH entry is resolved against the child cwd, as the chi
   });
 });
 
+test('posix: exec is left to search PATH only when it finds what resolveExecutable would', () => {
+  // A path is resolved against cwd by both.
+  assert.equal(execFindsWhatWeWould('./server.sh', ''), true);
+  assert.equal(execFindsWhatWeWould('/opt/server', undefined), true);
+  // exec reads an unset PATH as a default one, and an empty or relative entry as (under) its cwd.
+  assert.equal(execFindsWhatWeWould('tool', undefined), false);
+  assert.equal(execFindsWhatWeWould('tool', ''), false);
+  for (const pathValue of [':/a', '/a::/b', '/a:', 'node_modules/.bin:/a', '/a:.']) {
+    assert.equal(execFindsWhatWeWould('tool', pathValue), false, pathValue);
+  }
+  assert.equal(execFindsWhatWeWould('tool', '/usr/local/bin:/usr/bin:/bin'), true);
+  // The answer for one PATH is kept, and a different PATH is checked afresh.
+  assert.equal(execFindsWhatWeWould('other', '/usr/local/bin:/usr/bin:/bin'), true);
+  assert.equal(execFindsWhatWeWould('tool', '/usr/bin::/bin'), false);
+  assert.equal(execFindsWhatWeWould('tool', '/usr/local/bin:/usr/bin:/bin'), true);
+});
+
 test('posix: the default probe tells executable, not executable and missing apart', () => {
   const directory = temporaryDirectory();
   const executable = path.join(directory, 'x');
@@ -371,6 +389,41 @@ test('a relative PATH entry is resolved against the child cwd', async () => {
     }),
     { argv: ['3'] },
   );
+});
+
+test('an empty PATH entry never runs a file from the cwd, though exec would read it as the cwd', async () => {
+  const cwd = path.join(directory, 'empty-entry-cwd');
+  const marker = path.join(directory, 'empty-entry-ran');
+  mkdirSync(cwd, { recursive: true });
+  writeFileSync(path.join(cwd, 'conduit-cwd-only'), `#!/bin/sh\ntouch '${marker}'\n`);
+  chmodSync(path.join(cwd, 'conduit-cwd-only'), 0o755);
+  for (const pathValue of [`:${emptyDirectory}`, `${emptyDirectory}::${emptyDirectory}`]) {
+    const error = (await failedStart({ command: 'conduit-cwd-only', cwd, env: { PATH: pathValue } })).error;
+    assert.equal(error.message, `conduit-cwd-only was not found in PATH=${pathValue}`);
+  }
+  assert.equal(existsSync(marker), false);
+});
+
+test('a PATH of absolute entries: exec searches it, and a failure is still explained by name', async () => {
+  const bin = path.join(directory, 'exec-search-bin');
+  writeServerScript(path.join(bin, 'conduit-exec-found'));
+  const pathValue = `${emptyDirectory}:${bin}`;
+  assert.deepEqual(await argvOf({ command: 'conduit-exec-found', args: ['a b'], env: { PATH: pathValue } }), {
+    argv: ['a b'],
+  });
+  const missing = (await failedStart({ command: 'conduit-exec-missing', env: { PATH: pathValue } })).error;
+  assert.equal(missing.message, `conduit-exec-missing was not found in PATH=${pathValue}`);
+  assert.equal(missing.retryable, false);
+  const broken = path.join(bin, 'conduit-exec-broken');
+  writeFileSync(broken, '#!/conduit/no/such/interpreter\n');
+  chmodSync(broken, 0o755);
+  const notStarted = (await failedStart({ command: 'conduit-exec-broken', env: { PATH: pathValue } })).error;
+  assert.equal(
+    notStarted.message,
+    `${broken} could not be started: spawn conduit-exec-broken ENOENT: the file exists, so its ` +
+      'interpreter (the #! line) or a library it loads is missing',
+  );
+  assert.equal(notStarted.retryable, false);
 });
 
 test('an executable whose #! interpreter is missing fails to start and says so', async () => {
