@@ -172,7 +172,8 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     if (channels.spawn.hasSubscribers) {
       channels.spawn.publish({ server: this.#name, pid: child.pid, command: this.#options.command });
     }
-    debug('%s: spawned %s (pid %d)', this.#name ?? 'stdio', this.#options.command, child.pid);
+    if (debug.enabled)
+      debug('%s: spawned %s (pid %d)', this.#name ?? 'stdio', this.#options.command, child.pid);
   }
 
   /**
