@@ -13,7 +13,9 @@
 //   server that stops reading; the client's writes pile up).
 // Tools: `echo` ({ text } -> one text block holding text) and `bytes` ({ bytes: N } -> a result
 // whose whole JSON-RPC line is exactly N bytes, the newline excluded; the text is ASCII without
-// escapes, see payloadText). The server exits on stdin EOF, and if its parent dies.
+// escapes, see payloadText). The server exits on stdin EOF (a client that dies closes the pipe too),
+// and once it stops reading, when orphaned. No timer runs while it reads: a periodic wake-up costs
+// CPU, and a client that starts servers a few at a time would pay for it inside the window it times.
 import { parseArgs } from 'node:util';
 
 const { values: flags } = parseArgs({
@@ -185,17 +187,15 @@ function stopReading() {
   reading = false;
   process.stdin.off('data', onData);
   process.stdin.pause();
-  // Nothing reads stdin any more: stay up until signalled (or orphaned, below).
-  setInterval(() => {}, 60_000);
+  // Nothing reads stdin any more, so its EOF cannot tell that the client is gone: stay up until
+  // signalled, or until orphaned (re-parented).
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(0);
+  }, 250);
 }
 
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', onData);
 process.stdin.on('end', () => process.exit(0));
 out.on('error', () => process.exit(0)); // the client went away
-
-// Never outlive the client: an orphan (re-parented) exits.
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(0);
-}, 250).unref();
