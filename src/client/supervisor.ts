@@ -170,10 +170,17 @@ export class Supervisor {
     return this.#firstConnect;
   }
 
-  /** The ready session, waiting for a (re)connection within the request's own timeout and signal. */
-  whenReady(method: string, options: { signal?: AbortSignal; timeout: number }): Promise<Session> {
+  /**
+   * The ready session, waiting for a (re)connection within the request's own timeout and signal.
+   * `replacing`: a session known to be ending; only a later one will do.
+   */
+  whenReady(
+    method: string,
+    options: { signal?: AbortSignal; timeout: number; replacing?: Session },
+  ): Promise<Session> {
     const server = this.#config.name;
-    if (this.#state === 'ready') return Promise.resolve(this.#session!);
+    if (this.#state === 'ready' && this.#session !== options.replacing)
+      return Promise.resolve(this.#session!);
     if (this.#state === 'closed') return Promise.reject(this.#closedError(method));
     if (this.#state === 'idle')
       return Promise.reject(new UsageError(`${server}: ${method} needs connect() first`));
@@ -249,7 +256,11 @@ export class Supervisor {
         }
         const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
         this.#lastError = cause;
-        if (isPermanentFailure(cause) || this.#attempts >= this.#config.reconnect.maxReconnects) {
+        if (
+          isPermanentFailure(cause) ||
+          this.#config.transport.isPermanentFailure?.(cause) ||
+          this.#attempts >= this.#config.reconnect.maxReconnects
+        ) {
           this.#giveUp(cause, this.#takeSettleFirst()?.reject);
           return;
         }

@@ -222,3 +222,15 @@ function normalizeAuth(value: unknown, key: string): HeaderValue | undefined {
     `${at(key, 'bearer')} must be a Secret (or a non-empty string), got ${describe(bearer)}`,
   );
 }
+
+/**
+ * Whether any credential is configured: OAuth, a bearer token, an Authorization header, or a
+ * header given as a Secret (an API key). Without one, a 401 cannot be healed by connecting again.
+ */
+export function hasCredentials(options: ResolvedHttpOptions): boolean {
+  return (
+    options.oauth !== undefined ||
+    options.bearer !== undefined ||
+    options.headers.some(([name, value]) => name.toLowerCase() === 'authorization' || isSecret(value))
+  );
+}
