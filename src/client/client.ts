@@ -39,7 +39,7 @@ import {
 import { OutputSchemas } from './output-schemas.js';
 import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
-import { resendIfNotRun } from './resend.js';
+import { sendResending } from './resend.js';
 import { normalizeRoots, type Root } from './roots.js';
 import {
   type ListSkillsResult,
@@ -308,37 +308,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     try {
       // No time was spent waiting: the options go as they are (the session applies the same
       // default timeout).
-      const sent = this.#send(session, method, params, options, map);
-      return this.#mayResend(session) ? this.#resend(sent, session, method, params, options, map) : sent;
+      return this.#sendResending(session, method, params, options, map);
     } catch (error) {
       return Promise.reject(error);
     }
-  }
-
-  /** Only a legacy HTTP session's 404 refuses a request unrun: elsewhere no handler is added. */
-  #mayResend(session: Session): boolean {
-    return session.era === 'legacy' && this.#supervisor.transport?.kind === 'http';
-  }
-
-  /** `sent`, or once more on the next session if the server refused it unrun (a 404 for the session). */
-  #resend(
-    sent: Promise<unknown>,
-    session: Session,
-    method: string,
-    params: Params,
-    options: RequestOptions,
-    map: ResultMap | undefined,
-  ): Promise<unknown> {
-    const started = Date.now();
-    return resendIfNotRun(sent, async () => {
-      const timeout = Math.max(1, (options.timeout ?? this.#options.requestTimeout) - (Date.now() - started));
-      const next = await this.#supervisor.whenReady(method, {
-        signal: options.signal,
-        timeout,
-        replacing: session,
-      });
-      return this.#send(next, method, params, { ...options, timeout }, map);
-    });
   }
 
   async #requestWhenReady(
@@ -351,10 +324,19 @@ export class Client extends SafeEmitter<ClientEvents> {
     const started = Date.now();
     const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
     const left = Math.max(1, timeout - (Date.now() - started));
-    const sent = this.#send(session, method, params, { ...options, timeout: left }, map);
-    return this.#mayResend(session)
-      ? this.#resend(sent, session, method, params, { ...options, timeout: left }, map)
-      : sent;
+    return this.#sendResending(session, method, params, { ...options, timeout: left }, map);
+  }
+
+  /** #send, and once more on the next session if a legacy HTTP session's 404 refused it unrun. */
+  #sendResending(
+    session: Session,
+    method: string,
+    params: Params,
+    options: RequestOptions,
+    map: ResultMap | undefined,
+  ): Promise<unknown> {
+    const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent, map);
+    return sendResending(this.#supervisor, session, method, options, this.#options.requestTimeout, send);
   }
 
   #send(

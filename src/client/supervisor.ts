@@ -16,9 +16,10 @@ import type { Implementation } from '../protocol/types.js';
 import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
 import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport/transport.js';
 import { MAX_TIMER_MS } from '../validate.js';
+import { type AttemptDeadline, attemptDeadline, expireAttempt } from './attempt-deadline.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { type DeadlineEntry, Deadlines } from './deadlines.js';
+import { Deadlines } from './deadlines.js';
 import { chooseSession, holdEarlyRequests, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
@@ -508,26 +509,6 @@ export class Supervisor {
   #rejectWaiters(error: Error): void {
     if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.reject(error);
   }
-}
-
-/** An attempt's connect deadline, as its lane keeps it. */
-interface AttemptDeadline extends DeadlineEntry {
-  readonly expire: () => void;
-}
-
-const expireAttempt = (entry: AttemptDeadline) => entry.expire();
-
-function attemptDeadline(expire: () => void): AttemptDeadline {
-  // The entry's fields written out, as a request's are: one literal, no spread of another object.
-  return {
-    expire,
-    deadline: 0,
-    deadlineStill: 0,
-    deadlinePrev: undefined,
-    deadlineNext: undefined,
-    deadlineLane: undefined,
-    deadlineOwner: undefined,
-  };
 }
 
 /** The error a probe exit stands for. */
