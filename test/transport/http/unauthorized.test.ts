@@ -65,23 +65,30 @@ describe('a 401 with no authorization configured', () => {
     );
   });
 
-  test('with a credential configured, a refused one keeps the reconnect rule', async () => {
-    const server = await serve(apiKeyServer);
-    const c = new Client({
-      name: 'keyed',
-      transport: { type: 'http', url: server.url, headers: { 'X-Api-Key': new Secret('wrong-key-1234') } },
-      reconnect: { maxReconnects: 1, initialDelay: 10, maxDelay: 20 },
+  for (const [what, extra] of [
+    ['a Secret header', { headers: { 'X-Api-Key': new Secret('wrong-key-1234') } }],
+    ['a plain header', { headers: { 'X-Api-Key': 'wrong-key-1234' } }],
+    ['a key in the URL query', { query: '?key=wrong-key-1234' }],
+  ] as const) {
+    test(`with a credential configured (${what}), a refused one keeps the reconnect rule`, async () => {
+      const server = await serve(apiKeyServer);
+      const { query = '', ...options } = extra as { query?: string; headers?: Record<string, unknown> };
+      const c = new Client({
+        name: 'keyed',
+        transport: { type: 'http', url: `${server.url}${query}`, ...options } as never,
+        reconnect: { maxReconnects: 1, initialDelay: 10, maxDelay: 20 },
+      });
+      const reconnects: unknown[] = [];
+      c.on('reconnecting', (event) => reconnects.push(event));
+      await assert.rejects(c.connect(), (error: unknown) => {
+        assert.ok(error instanceof HttpError && error.status === 401, String(error));
+        assert.doesNotMatch(error.message, /none is configured/);
+        return true;
+      });
+      assert.equal(reconnects.length, 1);
+      assert.equal(posts(server).length, 2);
     });
-    const reconnects: unknown[] = [];
-    c.on('reconnecting', (event) => reconnects.push(event));
-    await assert.rejects(c.connect(), (error: unknown) => {
-      assert.ok(error instanceof HttpError && error.status === 401, String(error));
-      assert.doesNotMatch(error.message, /none is configured/);
-      return true;
-    });
-    assert.equal(reconnects.length, 1);
-    assert.equal(posts(server).length, 2);
-  });
+  }
 });
 
 describe('the command against a server with no OAuth metadata', () => {
