@@ -44,12 +44,12 @@ function answered(error: HttpError, init: Pick<SendInit, 'method'>): string {
 }
 
 /** A 2xx body that is no JSON-RPC message; the server is named once (by the error itself). */
-export function invalidBody(status: HttpError, init: SendInit, server: string | undefined): HttpError {
-  const quote = status.details.bodyExcerpt;
+export function invalidBody(statusError: HttpError, init: SendInit, server: string | undefined): HttpError {
+  const quote = statusError.details.bodyExcerpt;
   return new HttpError(
     'invalid_body',
-    `${answered(status, init)} with a body that is not a JSON-RPC message${quote ? `: ${quote}` : ''}`,
-    status.details,
+    `${answered(statusError, init)} with a body that is not a JSON-RPC message${quote ? `: ${quote}` : ''}`,
+    statusError.details,
     { server },
   );
 }
@@ -59,15 +59,15 @@ export function invalidBody(status: HttpError, init: SendInit, server: string | 
  * requested, or only notifications): the request is settled now rather than left to its timeout.
  */
 export function unanswered(
-  status: HttpError,
+  statusError: HttpError,
   init: SendInit,
   id: unknown,
   server: string | undefined,
 ): HttpError {
   return new HttpError(
     'invalid_body',
-    `${answered(status, init)} with JSON that holds no response to this request (id ${JSON.stringify(id)})${status.details.bodyExcerpt ? `: ${status.details.bodyExcerpt}` : ''}`,
-    status.details,
+    `${answered(statusError, init)} with JSON that holds no response to this request (id ${JSON.stringify(id)})${statusError.details.bodyExcerpt ? `: ${statusError.details.bodyExcerpt}` : ''}`,
+    statusError.details,
     { server },
   );
 }
@@ -77,17 +77,17 @@ export function unanswered(
  * the message says what the server needs and where to give it.
  */
 export function authorizationNeeded(
-  status: HttpError,
+  statusError: HttpError,
   init: SendInit,
   keyPrefix: string,
   server: string | undefined,
 ): HttpError {
   const key = keyPrefix ? `${keyPrefix}.` : '';
-  const quote = status.details.bodyExcerpt;
+  const quote = statusError.details.bodyExcerpt;
   return new HttpError(
     'status',
-    `${answered(status, init)}${quote ? ` (${quote})` : ''}: the server needs authorization, and none is configured; give it with ${key}auth (OAuth options, or { bearer: new Secret(token) }) or a static Authorization header in ${key}headers`,
-    status.details,
+    `${answered(statusError, init)}${quote ? ` (${quote})` : ''}: the server needs authorization, and none is configured; give it with ${key}auth (OAuth options, or { bearer: new Secret(token) }) or a static Authorization header in ${key}headers`,
+    statusError.details,
     { server },
   );
 }
