@@ -243,11 +243,7 @@ async function discoverLegacy(
   }
   await response.body?.cancel();
   if (response.status !== 404) {
-    throw new AuthError(
-      'discovery',
-      `no protected resource metadata for ${displayUrl(endpoint)}, and ${displayUrl(url)} answered ${response.status}`,
-      { server: context.server, status: response.status },
-    );
+    throw noOAuthMetadata(endpoint, context, `${displayUrl(url)} answered ${response.status}`);
   }
   const as: AuthorizationServer = {
     issuer: base,
@@ -277,4 +273,37 @@ async function legacyIssuer(response: Response, base: string): Promise<{ expecte
   }
   const sameOrigin = typeof issuer === 'string' && URL.canParse(issuer) && new URL(issuer).origin === base;
   return { expected: new URL(sameOrigin ? (issuer as string) : base), replay };
+}
+
+/**
+ * The server answered 401 but publishes no OAuth metadata at all: no protected resource metadata,
+ * no authorization server metadata, and (`detail`) no working default endpoint either. Such a
+ * server wants a credential of another kind (an API key, a static token). Status 401.
+ */
+export function noOAuthMetadata(endpoint: URL, context: AuthContext, detail: string): AuthError {
+  return new AuthError(
+    'discovery',
+    `${displayUrl(endpoint)} answered 401, but the server publishes no OAuth metadata (${detail}): it likely takes an API key or a static token instead; give it with a static Authorization header in transport.headers or with transport.auth: { bearer }`,
+    { server: context.server, status: 401 },
+  );
+}
+
+/**
+ * A failure after discovery fell back to a 2025-03-26 server's default endpoints: if their
+ * registration endpoint is not one (no OAuth error came back), the server has no OAuth at all.
+ */
+export function defaultEndpointsFailure(
+  error: unknown,
+  found: Discovered,
+  endpoint: URL,
+  context: AuthContext,
+): unknown {
+  if (found.via !== 'legacy-default-endpoints') return error;
+  if (!(error instanceof AuthError) || error.step !== 'registration' || error.error !== undefined)
+    return error;
+  return noOAuthMetadata(
+    endpoint,
+    context,
+    `none at its well-known URLs, and ${found.as.registration_endpoint} is no client registration endpoint`,
+  );
 }

@@ -2,7 +2,7 @@ import { channels, debug } from '../diagnostics.js';
 import { AuthError } from '../errors.js';
 import { authorizeWithCode } from './authorize.js';
 import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from './challenge.js';
-import { type Discovered, discover } from './discovery.js';
+import { type Discovered, defaultEndpointsFailure, discover } from './discovery.js';
 import { clientCredentials, type IssuedTokens, jwtBearer, refresh } from './grants.js';
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
 import { oauthFetch } from './network-policy.js';
@@ -243,7 +243,7 @@ export class OAuthProvider implements AuthProvider {
         tokens = result.tokens;
       }
     } catch (error) {
-      throw this.#fail(error);
+      throw this.#fail(defaultEndpointsFailure(error, found, this.#endpoint, this.#context));
     }
     await this.#save(key, found, tokens, scopes.join(' '));
     this.#emit({ event: 'authorized', step: 'token', issuer: found.issuer, scope: scopes.join(' ') });

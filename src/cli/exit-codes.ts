@@ -1,4 +1,5 @@
 import {
+  AuthError,
   CapabilityError,
   ClientClosedError,
   type CloseReason,
@@ -123,6 +124,9 @@ export function describeFailure(error: unknown, policy: TextPolicy): string {
     message = error.message.endsWith('(maxTotalTimeout)')
       ? `${policy.line(error.message.replace(/ \(maxTotalTimeout\)$/, ''))}: --max-time, the hard cap per request, passed; raise it if the tool needs longer`
       : `${policy.line(error.message)}, nor any progress: raise --timeout (per request, restarted by each progress notification)`;
+  } else if (error instanceof AuthError && error.step === 'discovery' && error.status === 401) {
+    // A server without OAuth metadata: the credential it wants goes in --header, in the command.
+    message = `${policy.line(error.message.replace(/; give it with .*$/, ''))}; give it with --header 'Authorization: Bearer ...'`;
   } else if (error instanceof CapabilityError) {
     message = `${policy.line(error.message)} (conduit-mcp inspect shows what the server offers)`;
   } else if (error instanceof Error) {

@@ -39,6 +39,7 @@ import {
 import { OutputSchemas } from './output-schemas.js';
 import { collectPages, isBadCursorError } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
+import { sendResending } from './resend.js';
 import { normalizeRoots, type Root } from './roots.js';
 import {
   type ListSkillsResult,
@@ -307,7 +308,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     try {
       // No time was spent waiting: the options go as they are (the session applies the same
       // default timeout).
-      return this.#send(session, method, params, options, map);
+      return this.#sendResending(session, method, params, options, map);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -323,7 +324,19 @@ export class Client extends SafeEmitter<ClientEvents> {
     const started = Date.now();
     const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
     const left = Math.max(1, timeout - (Date.now() - started));
-    return this.#send(session, method, params, { ...options, timeout: left }, map);
+    return this.#sendResending(session, method, params, { ...options, timeout: left }, map);
+  }
+
+  /** #send, and once more on the next session if a legacy HTTP session's 404 refused it unrun. */
+  #sendResending(
+    session: Session,
+    method: string,
+    params: Params,
+    options: RequestOptions,
+    map: ResultMap | undefined,
+  ): Promise<unknown> {
+    const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent, map);
+    return sendResending(this.#supervisor, session, method, options, this.#options.requestTimeout, send);
   }
 
   #send(

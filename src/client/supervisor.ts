@@ -16,9 +16,10 @@ import type { Implementation } from '../protocol/types.js';
 import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
 import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport/transport.js';
 import { MAX_TIMER_MS } from '../validate.js';
+import { type AttemptDeadline, attemptDeadline, expireAttempt } from './attempt-deadline.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { type DeadlineEntry, Deadlines } from './deadlines.js';
+import { Deadlines } from './deadlines.js';
 import { chooseSession, holdEarlyRequests, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
@@ -170,10 +171,17 @@ export class Supervisor {
     return this.#firstConnect;
   }
 
-  /** The ready session, waiting for a (re)connection within the request's own timeout and signal. */
-  whenReady(method: string, options: { signal?: AbortSignal; timeout: number }): Promise<Session> {
+  /**
+   * The ready session, waiting for a (re)connection within the request's own timeout and signal.
+   * `replacing`: a session known to be ending; only a later one will do.
+   */
+  whenReady(
+    method: string,
+    options: { signal?: AbortSignal; timeout: number; replacing?: Session },
+  ): Promise<Session> {
     const server = this.#config.name;
-    if (this.#state === 'ready') return Promise.resolve(this.#session!);
+    if (this.#state === 'ready' && this.#session !== options.replacing)
+      return Promise.resolve(this.#session!);
     if (this.#state === 'closed') return Promise.reject(this.#closedError(method));
     if (this.#state === 'idle')
       return Promise.reject(new UsageError(`${server}: ${method} needs connect() first`));
@@ -249,7 +257,11 @@ export class Supervisor {
         }
         const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
         this.#lastError = cause;
-        if (isPermanentFailure(cause) || this.#attempts >= this.#config.reconnect.maxReconnects) {
+        if (
+          isPermanentFailure(cause) ||
+          this.#config.transport.isPermanentFailure?.(cause) ||
+          this.#attempts >= this.#config.reconnect.maxReconnects
+        ) {
           this.#giveUp(cause, this.#takeSettleFirst()?.reject);
           return;
         }
@@ -497,26 +509,6 @@ export class Supervisor {
   #rejectWaiters(error: Error): void {
     if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.reject(error);
   }
-}
-
-/** An attempt's connect deadline, as its lane keeps it. */
-interface AttemptDeadline extends DeadlineEntry {
-  readonly expire: () => void;
-}
-
-const expireAttempt = (entry: AttemptDeadline) => entry.expire();
-
-function attemptDeadline(expire: () => void): AttemptDeadline {
-  // The entry's fields written out, as a request's are: one literal, no spread of another object.
-  return {
-    expire,
-    deadline: 0,
-    deadlineStill: 0,
-    deadlinePrev: undefined,
-    deadlineNext: undefined,
-    deadlineLane: undefined,
-    deadlineOwner: undefined,
-  };
 }
 
 /** The error a probe exit stands for. */

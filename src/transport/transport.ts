@@ -10,7 +10,8 @@ export interface TransportEvents {
   close: [reason: CloseReason];
   /**
    * One request failed without an answer from the server (HTTP: a status, a network error, a
-   * broken stream); only that request settles, with `error`. Stdio never emits it.
+   * broken stream); only that request settles, with `error`. Stdio never emits it. An error
+   * marked by {@link markNotRun} proves the server never ran the request.
    */
   requestFailed: [id: RequestId, error: Error];
   /**
@@ -78,6 +79,24 @@ export interface ResolvedTransportSpec {
   readonly discovery: DiscoveryRules;
   /** A new, unstarted transport; each (re)start asks for one. */
   createTransport(): Transport;
+  /** True for a failure of this kind that starting again cannot heal (then it is not retried). */
+  isPermanentFailure?(error: unknown): boolean;
+}
+
+const kNotRun = Symbol('conduit-mcp.notRun');
+
+/**
+ * Marks the error of a request the server refused before running it (a legacy HTTP session's
+ * 404): the Client may send it once more on the next connection.
+ */
+export function markNotRun<E extends Error>(error: E): E {
+  Object.defineProperty(error, kNotRun, { value: true });
+  return error;
+}
+
+/** Whether `error` is of a request the server never ran (see {@link markNotRun}). */
+export function wasNotRun(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && kNotRun in error;
 }
 
 /** Where a spec is resolved: the client's name (for errors and telemetry) and the spec's option key. */

@@ -140,3 +140,46 @@ export async function startPythonHttp(args: string[] = []): Promise<PythonServer
     },
   };
 }
+
+export const INITIALIZE_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {}, logging: {} },
+  serverInfo: { name: 'legacy', version: '1.0.0' },
+};
+
+/**
+ * A legacy (2025-11-25) Streamable HTTP server: server/discover refused with 400 (no era signal
+ * beyond it), sessions `s1`, `s2`, ... issued by initialize, 202 for notifications, 405 for GET
+ * unless `onGet`; every other request goes to `rest` with the session id it carried.
+ */
+export function legacy(
+  rest: (request: Seen, res: ServerResponse, session: string | undefined) => void | Promise<void>,
+  options: { onGet?: Handler; version?: string } = {},
+): Handler {
+  let sessions = 0;
+  return (request, res, req) => {
+    const method = request.message?.method;
+    const session = request.headers['mcp-session-id'] as string | undefined;
+    if (request.method === 'GET')
+      return options.onGet ? options.onGet(request, res, req) : void res.writeHead(405).end();
+    if (request.method === 'DELETE') return void res.writeHead(204).end();
+    if (method === 'server/discover')
+      return json(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'Bad Request: Server not initialized' },
+      });
+    if (method === 'initialize') {
+      sessions += 1;
+      const version = options.version ?? INITIALIZE_RESULT.protocolVersion;
+      return result(
+        res,
+        request,
+        { ...INITIALIZE_RESULT, protocolVersion: version },
+        { 'mcp-session-id': `s${sessions}` },
+      );
+    }
+    if (request.message?.id === undefined) return void res.writeHead(202).end();
+    return rest(request, res, session);
+  };
+}

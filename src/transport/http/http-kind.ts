@@ -1,7 +1,7 @@
 import { AuthError, HttpError } from '../../errors.js';
 import type { DiscoveryRules, TransportKind } from '../transport.js';
 import { HttpTransport } from './http-transport.js';
-import { resolveHttpSnapshot } from './options.js';
+import { hasCredentials, resolveHttpSnapshot } from './options.js';
 
 /** How long the era probe waits over HTTP, ms: every answer belongs to its request, so only a stalled server is slower. */
 export const HTTP_PROBE_TIMEOUT = 10_000;
@@ -32,6 +32,9 @@ export const httpKind: TransportKind = {
       kind: 'http',
       discovery: HTTP_DISCOVERY,
       createTransport: () => HttpTransport.fromResolved(options, { name, keyPrefix }),
+      // A 401 where no credential is configured: the server needs one that only the user can give.
+      isPermanentFailure: (error) =>
+        error instanceof HttpError && error.status === 401 && !hasCredentials(options),
     };
   },
 };

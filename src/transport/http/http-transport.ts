@@ -7,9 +7,15 @@ import { type PreparedMeta, serialize, withMeta } from '../../jsonrpc/serialize.
 import { exposeSecret, isSecret } from '../../secret.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
+import {
+  authorizationNeeded,
+  bodyError,
+  invalidBody,
+  refusedForExpiredSession,
+  unanswered,
+} from './answer-errors.js';
 import { type HttpAuthorization, loadAuthorization } from './authorization.js';
 import {
-  BodyTooLargeError,
   discard,
   drain,
   ERROR_BODY_BYTES,
@@ -29,7 +35,7 @@ import {
   paramHeaders,
 } from './headers.js';
 import { type LegacySseChannel, openLegacySse } from './legacy-sse.js';
-import { type HttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from './options.js';
+import { type HttpOptions, hasCredentials, type ResolvedHttpOptions, resolveHttpOptions } from './options.js';
 import {
   displayUrl,
   type HttpDeps,
@@ -118,6 +124,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   readonly kind = 'http';
   readonly #options: ResolvedHttpOptions;
   readonly #name: string | undefined;
+  readonly #keyPrefix: string;
   readonly #env: NodeJS.ProcessEnv | undefined;
   #state: State = 'new';
   #closeReason: CloseReason | undefined;
@@ -144,6 +151,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     resolvedForNext = undefined;
     this.#options = resolved ?? resolveHttpOptions(options, context.keyPrefix ?? '');
     this.#name = context.name;
+    this.#keyPrefix = context.keyPrefix ?? '';
     this.#env = context.env;
   }
 
@@ -408,11 +416,16 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       message.method !== 'initialize'
     ) {
       discard(response.body);
+      this.#fail(exchange, refusedForExpiredSession(status, this.#name, message.method));
       void this.#shutdown({ type: 'session_expired', status }, false);
       return;
     }
     if (status >= 400) {
       const body = await readPrefix(response.body, ERROR_BODY_BYTES);
+      if (status === 401 && !hasCredentials(this.#options)) {
+        const error = await this.#requester!.statusError(response, init, body);
+        return void this.#fail(exchange, authorizationNeeded(error, init, this.#keyPrefix, this.#name));
+      }
       if (
         type === 'application/json' &&
         exchange.modern &&
@@ -424,7 +437,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         if (await this.#refreshToolHeaders(message, exchange)) return HEADERS_STALE;
         if (this.#exchanges.get(exchange.id) !== exchange) return;
       }
-      if (type === 'application/json' && this.#deliverJson(body, exchange, false)) return;
+      if (type === 'application/json' && this.#deliverJson(body, exchange, false) && !this.#pending(exchange))
+        return;
       const error = await this.#requester!.statusError(response, init, body);
       if (message.method === 'initialize' && this.#options.legacySse && error.eraSignal) {
         await this.#tryLegacySse(exchange, message, error);
@@ -487,13 +501,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         this.#options.bodyTimeout,
       );
     } catch (error) {
-      throw this.#bodyError(error, response, init);
+      throw bodyError(error, response, init, this.#bodyContext());
     }
     if (read instanceof Buffer) return this.#deliverBody(read, exchange, response, init);
     return (read as Promise<Buffer>).then(
       (body) => this.#deliverBody(body, exchange, response, init),
       (error: unknown) => {
-        throw this.#bodyError(error, response, init);
+        throw bodyError(error, response, init, this.#bodyContext());
       },
     );
   }
@@ -504,47 +518,24 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     response: HttpResponse,
     init: SendInit,
   ): Promise<undefined> | undefined {
-    if (this.#deliverJson(body, exchange, true)) return undefined;
+    const delivered = this.#deliverJson(body, exchange, true);
+    if (delivered && !this.#pending(exchange)) return undefined;
     return this.#requester!.statusError(response, init, body).then((error) => {
-      this.#fail(exchange, this.#invalidBody(error));
+      this.#fail(
+        exchange,
+        delivered ? unanswered(error, init, exchange.id, this.#name) : invalidBody(error, init, this.#name),
+      );
       return undefined;
     });
   }
 
-  #bodyError(error: unknown, response: HttpResponse, init: SendInit): Error {
-    if (error instanceof BodyTooLargeError) {
-      return new HttpError(
-        'message_too_large',
-        `${init.method} ${displayUrl(response.url)} (${init.mcpMethod}): the response body is larger than maxMessageBytes (${error.limit} bytes)`,
-        {
-          url: displayUrl(response.url),
-          method: init.mcpMethod,
-          status: response.status,
-          limit: error.limit,
-        },
-        { server: this.#name },
-      );
-    }
-    if ((error as { code?: string }).code === 'CONDUIT_BODY_IDLE') {
-      return new HttpError(
-        'timeout',
-        `${init.method} ${displayUrl(response.url)} (${init.mcpMethod}): the response body stalled for ${this.#options.bodyTimeout} ms`,
-        { url: displayUrl(response.url), method: init.mcpMethod, status: response.status },
-        { server: this.#name },
-      );
-    }
-    return this.#requester!.toHttpError(error, response.url, init);
+  /** Whether the exchange still waits for its answer. */
+  #pending(exchange: Exchange): boolean {
+    return this.#exchanges.get(exchange.id) === exchange;
   }
 
-  #invalidBody(error: HttpError): HttpError {
-    return new HttpError(
-      'invalid_body',
-      `${error.message.replace(/ answered HTTP \d+/, ' answered')} (not a JSON-RPC message)`,
-      error.details,
-      {
-        server: this.#name,
-      },
-    );
+  #bodyContext() {
+    return { requester: this.#requester!, bodyTimeout: this.#options.bodyTimeout, server: this.#name };
   }
 
   /**

@@ -222,3 +222,17 @@ function normalizeAuth(value: unknown, key: string): HeaderValue | undefined {
     `${at(key, 'bearer')} must be a Secret (or a non-empty string), got ${describe(bearer)}`,
   );
 }
+
+/**
+ * Whether any credential may be configured: OAuth, a bearer token, any header at all (an API key
+ * can go in a header of any name, Secret or not), or a query in the URL (it may hold a key).
+ * Without one, a 401 cannot be healed by connecting again, and the message can say so.
+ */
+export function hasCredentials(options: ResolvedHttpOptions): boolean {
+  return (
+    options.oauth !== undefined ||
+    options.bearer !== undefined ||
+    options.headers.length > 0 ||
+    options.url.search !== ''
+  );
+}
