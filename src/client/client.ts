@@ -1,4 +1,5 @@
 import type { EventEmitter } from 'node:events';
+import { attributeTo } from '../attribution.js';
 import { channels, debug, requestTraced } from '../diagnostics.js';
 import {
   AbortError,
@@ -209,6 +210,8 @@ export class Client extends SafeEmitter<ClientEvents> {
       this.#onSession(args[0] as Session);
       return;
     }
+    // The lifecycle events' errors (a close reason's, a reconnect's) name the server.
+    attributeTo((args[0] as { error?: unknown } | undefined)?.error, this.name);
     if (event === 'closed' && channels.clientClosed.hasSubscribers) {
       channels.clientClosed.publish({ server: this.name, reason: args[0] as CloseReason | undefined });
     }
@@ -253,7 +256,9 @@ export class Client extends SafeEmitter<ClientEvents> {
    * `reconnect` policy has given up.
    */
   connect(): Promise<void> {
-    return this.#supervisor.connect();
+    return this.#supervisor
+      .connect()
+      .catch((error: unknown) => Promise.reject(attributeTo(error, this.name)));
   }
 
   /** Stops for good; resolves when the transport is closed (the process exits on its own schedule). */
@@ -355,7 +360,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       return;
     }
     if (this.state === 'closed') throw new ClientClosedError(undefined, { server: this.name, method });
-    throw new UsageError(`${this.name}: cannot send ${method} while the client is ${this.state}`);
+    throw new UsageError(`cannot send ${method} while the client is ${this.state}`, { server: this.name });
   }
 
   /** Changes the server log level (legacy: `logging/setLevel`; modern: sent with each request). */
@@ -378,13 +383,14 @@ export class Client extends SafeEmitter<ClientEvents> {
   setRoots(roots: readonly Root[]): void {
     if (this.#roots === undefined) {
       throw new UsageError(
-        `${this.name}: setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)`,
+        'setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)',
+        { server: this.name },
       );
     }
     const normalized = normalizeRoots(roots);
     if (!Array.isArray(normalized)) {
       const where = normalized.index === undefined ? '' : ` (roots[${normalized.index}])`;
-      throw new UsageError(`${this.name}: setRoots: ${normalized.problem}${where}`);
+      throw new UsageError(`setRoots: ${normalized.problem}${where}`, { server: this.name });
     }
     this.#roots = normalized;
     const session = this.#supervisor.session;
@@ -449,9 +455,9 @@ export class Client extends SafeEmitter<ClientEvents> {
   ): Promise<Task> {
     const { ttl, ...call } = params;
     if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0))
-      throw new UsageError(
-        `${this.name}: startToolTask: ttl must be a whole number of ms, got ${String(ttl)}`,
-      );
+      throw new UsageError(`startToolTask: ttl must be a whole number of ms, got ${String(ttl)}`, {
+        server: this.name,
+      });
     const session = await this.#supervisor.whenReady('tools/call', {
       signal: options?.signal,
       timeout: options?.timeout ?? this.#options.requestTimeout,
