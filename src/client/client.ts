@@ -5,7 +5,6 @@ import {
   AbortError,
   CapabilityError,
   ClientClosedError,
-  ProtocolError,
   RequestTimeoutError,
   UsageError,
 } from '../errors.js';
@@ -31,14 +30,10 @@ import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions, ResultMap } from './connection.js';
 import type { Session, SessionContext } from './eras/session.js';
-import {
-  type ClientOptions,
-  normalizeLogLevel,
-  type ResolvedClientOptions,
-  resolveClientOptions,
-} from './options.js';
+import { checkedLogLevel } from './log-level.js';
+import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { OutputSchemas } from './output-schemas.js';
-import { collectPages, isBadCursorError } from './pagination.js';
+import { listPages } from './pagination.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { normalizeRoots, type Root } from './roots.js';
 import {
@@ -363,10 +358,20 @@ export class Client extends SafeEmitter<ClientEvents> {
     throw new UsageError(`cannot send ${method} while the client is ${this.state}`, { server: this.name });
   }
 
-  /** Changes the server log level (legacy: `logging/setLevel`; modern: sent with each request). */
+  /**
+   * Changes the server log level through the session (legacy: `logging/setLevel`; modern: sent
+   * with each request; not connected: at the next handshake). UsageError for a level that is not
+   * one; a server that refuses it rejects (its McpError); either way the level stays as it was. A
+   * server without `logging`: a `'warning'` (`log_level_unsupported`), as for the logLevel option.
+   */
   async setLogLevel(level: LogLevel, options?: RequestOptions): Promise<void> {
-    this.#logLevel = normalizeLogLevel(level, 'level');
-    if (this.era === 'legacy') await this.request('logging/setLevel', { level }, options);
+    const checked = checkedLogLevel(level, this.name);
+    const requestOptions = normalizeRequestOptions(options, this.name, 'logging/setLevel');
+    const session = this.#supervisor.session;
+    if (session) await session.applyLogLevel(checked, requestOptions);
+    else if (this.state === 'closed')
+      throw new ClientClosedError(undefined, { server: this.name, method: 'logging/setLevel' });
+    this.#logLevel = checked;
   }
 
   /** The roots offered to the server (the `roots` option, as last set by `setRoots`). */
@@ -637,7 +642,15 @@ export class Client extends SafeEmitter<ClientEvents> {
       const refusal = tasksMethodRefusal(session, method);
       if (refusal) throw taskCapabilityError(method, refusal, this.name);
     }
-    let result = (await this.#pages(method, key, params, options)) as Record<string, unknown>;
+    const request = (page: JsonObject) =>
+      this.request(method, page, options) as Promise<Record<string, unknown>>;
+    const invalidate = () => this.#cacheMade?.invalidate(method);
+    let result: Record<string, unknown> = await listPages(request, invalidate, {
+      method,
+      key,
+      params,
+      server: this.name,
+    });
     const items = result[key];
     if (Array.isArray(items)) {
       const dropped = { count: 0 };
@@ -653,53 +666,6 @@ export class Client extends SafeEmitter<ClientEvents> {
       this.#toolTasks.remember(result);
     }
     return result;
-  }
-
-  /**
-   * One page (a `cursor` given) or every page merged. A cursor the server refuses (-32602) or
-   * repeats drops every cached page of that list: a merged walk then starts over once from the
-   * first page, a single page rejects (start again without a cursor).
-   */
-  async #pages(
-    method: string,
-    key: string,
-    params: { cursor?: string } | undefined,
-    options?: RequestOptions,
-  ): Promise<unknown> {
-    if (params?.cursor !== undefined) {
-      try {
-        return await this.request(method, params, options);
-      } catch (error) {
-        if (isBadCursorError(error)) this.#cacheMade?.invalidate(method);
-        throw error;
-      }
-    }
-    let cursorFailed = false;
-    const walk = () =>
-      collectPages(
-        (cursor) =>
-          this.request(method, cursor === undefined ? {} : { cursor }, options).catch((error: unknown) => {
-            if (cursor !== undefined && isBadCursorError(error)) cursorFailed = true;
-            throw error;
-          }) as Promise<Record<string, unknown>>,
-        key,
-        this.name,
-      );
-    try {
-      return await walk();
-    } catch (error) {
-      // A ProtocolError of the walk: a repeated or non-string cursor, or a list that never ends.
-      if (!cursorFailed && !(error instanceof ProtocolError)) throw error;
-      this.#cacheMade?.invalidate(method);
-      if (!cursorFailed) throw error;
-      debug(
-        '%s: a %s cursor was refused (%s); listing again from the first page',
-        this.name,
-        method,
-        (error as Error).message,
-      );
-      return walk();
-    }
   }
 
   readonly #warn = (warning: ClientWarning): void => {
