@@ -5,6 +5,7 @@ import {
   AbortError,
   CapabilityError,
   ClientClosedError,
+  McpError,
   RequestTimeoutError,
   UsageError,
 } from '../errors.js';
@@ -34,6 +35,7 @@ import { checkedLogLevel } from './log-level.js';
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { OutputSchemas } from './output-schemas.js';
 import { listPages } from './pagination.js';
+import { PromptArguments, readGetPromptResult } from './prompts.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { normalizeRoots, type Root } from './roots.js';
 import {
@@ -107,6 +109,7 @@ export class Client extends SafeEmitter<ClientEvents> {
   #cacheMade: ResultCache | undefined;
   #subscriptionsMade: Subscriptions | undefined;
   #outputSchemasMade: OutputSchemas | undefined;
+  #promptArgumentsMade: PromptArguments | undefined;
   #toolTasksMade: ToolTasks | undefined;
   /** The tool of each task startToolTask created, until its result is read. */
   /** The tool of each task started here, by task id; made on the first task. */
@@ -168,6 +171,11 @@ export class Client extends SafeEmitter<ClientEvents> {
   get #outputSchemas(): OutputSchemas {
     this.#outputSchemasMade ??= new OutputSchemas(this.name, this.#options.validateSchema);
     return this.#outputSchemasMade;
+  }
+
+  get #promptArguments(): PromptArguments {
+    this.#promptArgumentsMade ??= new PromptArguments(this.name);
+    return this.#promptArgumentsMade;
   }
 
   get #toolTasks(): ToolTasks {
@@ -594,11 +602,27 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#list('prompts/list', 'prompts', params, options) as Promise<ListPromptsResult>;
   }
 
-  getPrompt(
+  /**
+   * Gets a prompt. Its arguments are checked first against what the prompt declares (the prompts
+   * are listed first if they were not in this session): a missing required one, an undeclared
+   * name or a value that is not a string is a UsageError, nothing sent. A result that is not a
+   * GetPromptResult is a ProtocolError.
+   */
+  async getPrompt(
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
   ): Promise<GetPromptResult> {
-    return this.request('prompts/get', params, options) as Promise<GetPromptResult>;
+    this.#promptArguments.check(params);
+    if (!this.#promptArguments.listed) {
+      // A server that cannot list its prompts leaves the check to itself.
+      const listed = await this.listPrompts(undefined, options).catch((error: unknown) => {
+        if (error instanceof McpError) return undefined;
+        throw error;
+      });
+      if (listed) this.#promptArguments.check(params);
+    }
+    const result = await this.request('prompts/get', params, options);
+    return readGetPromptResult(result, params.name, this.name);
   }
 
   complete(
@@ -661,6 +685,7 @@ export class Client extends SafeEmitter<ClientEvents> {
         debug('%s: %s: left out %d icons with an unsafe source', this.name, method, dropped.count);
       }
     }
+    if (method === 'prompts/list') this.#promptArguments.remember(result);
     if (method === 'tools/list') {
       this.#outputSchemas.remember(result);
       this.#toolTasks.remember(result);
@@ -678,6 +703,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#lastSession = session;
     this.#cacheMade?.clear();
     this.#outputSchemasMade?.clear();
+    this.#promptArgumentsMade?.clear();
     this.#toolTasksMade?.clear();
     this.#taskTools = undefined;
     this.#subscriptionsMade?.attach(session);
@@ -710,6 +736,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     const changed = LIST_CHANGED[method];
     if (changed) {
       this.#cacheMade?.invalidate(...STALE_LISTS[changed]);
+      if (changed === 'promptsListChanged') this.#promptArgumentsMade?.clear();
       if (changed === 'toolsListChanged') {
         this.#outputSchemasMade?.clear();
         this.#toolTasksMade?.clear();
