@@ -4,16 +4,30 @@ export { describeCloseReason };
 
 const kConduitError = Symbol.for('conduit-mcp.error');
 
+/** What every error class takes besides its message: the `cause`, and the server it concerns. */
+export interface ConduitErrorOptions extends ErrorOptions {
+  /** The server's name (the Client's `name`, the pool's server name); the message starts with it. */
+  readonly server?: string;
+}
+
 /**
  * Base class of every error the library throws or rejects with.
  * `code` is stable: a `CONDUIT_*` string, or for {@link McpError} the server's JSON-RPC number.
  */
 export abstract class ConduitError extends Error {
   abstract readonly code: string | number;
+  /**
+   * The name of the server this error concerns (a Client's `name`, a pool's server name), or
+   * undefined when it concerns none (a pool option, a name no server has, a Client's own options
+   * before it has a name). Every error about one server carries it, whatever its class.
+   */
+  readonly server: string | undefined;
 
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+  /** With `options.server`, the message starts with `<server>: ` and `server` is set. */
+  constructor(message: string, options?: ConduitErrorOptions) {
+    super(prefixed(options?.server, message), options);
     Object.defineProperty(this, 'name', { value: new.target.name, enumerable: false, configurable: true });
+    this.server = options?.server || undefined;
   }
 
   get [kConduitError](): true {
@@ -38,7 +52,7 @@ export class ConfigError extends ConduitError {
   constructor(
     readonly key: string,
     message: string,
-    options?: ErrorOptions,
+    options?: ConduitErrorOptions,
   ) {
     super(message, options);
   }
@@ -52,9 +66,9 @@ export class SpawnError extends ConduitError {
     readonly command: string,
     /** Whether starting again can help; false for a missing or non-executable file. */
     readonly retryable: boolean,
-    options?: ErrorOptions & { server?: string },
+    options?: ConduitErrorOptions,
   ) {
-    super(prefixed(options?.server, message), options);
+    super(message, options);
   }
 }
 
@@ -62,8 +76,8 @@ export class SpawnError extends ConduitError {
 export class McpError extends ConduitError {
   readonly code: number;
   readonly data: unknown;
-  constructor(code: number, message: string, data?: unknown, options?: ErrorOptions & { server?: string }) {
-    super(prefixed(options?.server, message), options);
+  constructor(code: number, message: string, data?: unknown, options?: ConduitErrorOptions) {
+    super(message, options);
     this.code = code;
     this.data = data;
   }
@@ -77,13 +91,10 @@ export class RequestTimeoutError extends ConduitError {
     readonly timeout: number,
     options?: { server?: string; total?: boolean; cause?: unknown },
   ) {
-    super(
-      prefixed(
-        options?.server,
-        `${method} got no answer within ${timeout} ms${options?.total ? ' (maxTotalTimeout)' : ''}`,
-      ),
-      options?.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super(`${method} got no answer within ${timeout} ms${options?.total ? ' (maxTotalTimeout)' : ''}`, {
+      server: options?.server,
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
   }
 }
 
@@ -95,7 +106,7 @@ export class AbortError extends ConduitError {
     reason: unknown,
     options?: { server?: string },
   ) {
-    super(prefixed(options?.server, `${method} was aborted`), { cause: reason });
+    super(`${method} was aborted`, { cause: reason, server: options?.server });
   }
 }
 
@@ -108,10 +119,10 @@ export class ConnectionClosedError extends ConduitError {
   ) {
     const what = options?.method ? `${options.method} failed: ` : '';
     // Only a reason carrying an error has a cause; `{ cause: undefined }` would still create the property.
-    super(
-      prefixed(options?.server, `${what}connection closed (${describeCloseReason(reason)})`),
-      'error' in reason ? { cause: reason.error } : undefined,
-    );
+    super(`${what}connection closed (${describeCloseReason(reason)})`, {
+      server: options?.server,
+      ...('error' in reason ? { cause: reason.error } : {}),
+    });
   }
 }
 
@@ -128,10 +139,10 @@ export class ClientClosedError extends ConduitError {
     const what = options?.method ? `${options.method} failed: ` : '';
     const why = reason ? `, last close: ${describeCloseReason(reason)}` : '';
     const cause = options?.cause ?? (reason && 'error' in reason ? reason.error : undefined);
-    super(
-      prefixed(options?.server, `${what}the client is closed${why}`),
-      cause === undefined ? undefined : { cause },
-    );
+    super(`${what}the client is closed${why}`, {
+      server: options?.server,
+      ...(cause === undefined ? {} : { cause }),
+    });
   }
 }
 
@@ -143,10 +154,8 @@ export class ConnectTimeoutError extends ConduitError {
     options?: { server?: string },
   ) {
     super(
-      prefixed(
-        options?.server,
-        `the connection attempt did not finish within ${timeout} ms (connectTimeout): the server did not start, or a Secret or the handshake did not complete; raise connectTimeout if the server is only slow`,
-      ),
+      `the connection attempt did not finish within ${timeout} ms (connectTimeout): the server did not start, or a Secret or the handshake did not complete; raise connectTimeout if the server is only slow`,
+      { server: options?.server },
     );
   }
 }
@@ -160,11 +169,9 @@ export class UnsupportedProtocolVersionError extends ConduitError {
     options?: { server?: string; message?: string },
   ) {
     super(
-      prefixed(
-        options?.server,
-        options?.message ??
-          `no common protocol version: we asked for ${requested}, the server supports ${supported.length ? supported.join(', ') : 'none it named'}`,
-      ),
+      options?.message ??
+        `no common protocol version: we asked for ${requested}, the server supports ${supported.length ? supported.join(', ') : 'none it named'}`,
+      { server: options?.server },
     );
   }
 }
@@ -172,8 +179,8 @@ export class UnsupportedProtocolVersionError extends ConduitError {
 /** The server broke the protocol (e.g. an invalid resultType), so its answer cannot be used. */
 export class ProtocolError extends ConduitError {
   readonly code = 'CONDUIT_PROTOCOL';
-  constructor(message: string, options?: ErrorOptions & { server?: string }) {
-    super(prefixed(options?.server, message), options);
+  constructor(message: string, options?: ConduitErrorOptions) {
+    super(message, options);
   }
 }
 
@@ -185,7 +192,7 @@ export class CapabilityError extends ConduitError {
     message: string,
     options?: { server?: string },
   ) {
-    super(prefixed(options?.server, message));
+    super(message, { server: options?.server });
   }
 }
 
@@ -227,9 +234,9 @@ export class HttpError extends ConduitError {
       readonly bodyExcerpt?: string;
       readonly limit?: number;
     },
-    options?: ErrorOptions & { server?: string },
+    options?: ConduitErrorOptions,
   ) {
-    super(prefixed(options?.server, message), options);
+    super(message, options);
   }
 
   get status(): number | undefined {
@@ -251,7 +258,10 @@ export class HttpError extends ConduitError {
 /** 4xx answers that say nothing about the era: authorization, client bugs, limits. */
 const NO_ERA_SIGNAL = new Set([401, 403, 406, 407, 408, 413, 415, 429, 431]);
 
-/** A method was called at a time it cannot work (e.g. `send()` before `start()`). */
+/**
+ * A method was called at a time it cannot work (e.g. `send()` before `start()`), or with an
+ * argument it cannot take (the call-time misuse: request options, `setLogLevel`, prompt arguments).
+ */
 export class UsageError extends ConduitError {
   readonly code = 'CONDUIT_USAGE';
 }
@@ -277,7 +287,7 @@ export class AuthError extends ConduitError {
     message: string,
     options?: { server?: string; error?: string; error_description?: string; status?: number },
   ) {
-    super(prefixed(options?.server, message));
+    super(message, { server: options?.server });
     this.error = options?.error;
     this.error_description = options?.error_description;
     this.status = options?.status;
@@ -290,25 +300,28 @@ export class AuthError extends ConduitError {
  */
 export class ServerUnavailableError extends ConduitError {
   readonly code = 'CONDUIT_SERVER_UNAVAILABLE';
+  declare readonly server: string;
   constructor(
-    readonly server: string,
+    server: string,
     readonly state: string,
     message: string,
     options?: ErrorOptions,
   ) {
-    super(`${server}: ${message}`, options);
+    super(message, { ...options, server });
   }
 }
 
 /** A pool server did not become ready within its `startTimeout`; it goes on trying in the background. */
 export class StartTimeoutError extends ConduitError {
   readonly code = 'CONDUIT_START_TIMEOUT';
+  declare readonly server: string;
   constructor(
-    readonly server: string,
+    server: string,
     readonly timeout: number,
   ) {
     super(
-      `${server}: not ready within ${timeout} ms (startTimeout); it keeps trying under its reconnect policy, or raise startTimeout for a slow server`,
+      `not ready within ${timeout} ms (startTimeout); it keeps trying under its reconnect policy, or raise startTimeout for a slow server`,
+      { server },
     );
   }
 }
@@ -358,10 +371,10 @@ export class SkillVerificationError extends ConduitError {
     message: string,
     options?: { server?: string; field?: string; cause?: unknown },
   ) {
-    super(
-      prefixed(options?.server, message),
-      options?.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super(message, {
+      server: options?.server,
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+    });
     this.field = options?.field;
   }
 }

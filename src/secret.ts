@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { ConfigError } from './errors.js';
 
 type SecretSource = string | (() => string | Promise<string>);
 
@@ -55,4 +56,23 @@ export async function exposeSecret(secret: Secret): Promise<string> {
     throw new TypeError(`a Secret's function must return a string, it returned ${typeof value}`);
   }
   return value;
+}
+
+/**
+ * The value of the Secret given as option `key` (e.g. `transport.env.TOKEN`) of `server`, as a
+ * transport starts. A function that throws, or returns no string, fails the same way on every
+ * transport: a ConfigError naming the server and the option (permanent: starting again would call
+ * the same function; never a network or spawn failure). Not exported from the package.
+ */
+export async function revealOption(secret: Secret, key: string, server: string | undefined): Promise<string> {
+  try {
+    return await exposeSecret(secret);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      key,
+      `the Secret given as ${key} could not be read (${why}); nothing was sent to the server: fix the Secret's function`,
+      { server, cause: error },
+    );
+  }
 }

@@ -256,10 +256,54 @@ describe('context fields and messages', () => {
   });
 
   test('an empty server name adds no prefix', () => {
-    assert.equal(
-      new RequestTimeoutError('ping', 5, { server: '' }).message,
-      'ping got no answer within 5 ms',
-    );
+    const error = new RequestTimeoutError('ping', 5, { server: '' });
+    assert.equal(error.message, 'ping got no answer within 5 ms');
+    assert.equal(error.server, undefined);
+  });
+});
+
+describe('error.server', () => {
+  const server = 'files';
+  // Every class that can concern one server, made the way the library makes it for one.
+  const aboutOne: ConduitError[] = [
+    new ConfigError('transport.env.TOKEN', 'the Secret failed', { server }),
+    new SpawnError('not found', 'srv', false, { server }),
+    new McpError(-32601, 'Method not found', undefined, { server }),
+    new RequestTimeoutError('tools/call', 1000, { server }),
+    new AbortError('tools/call', 'stop', { server }),
+    new ConnectionClosedError({ type: 'closed' }, { server }),
+    new ClientClosedError(undefined, { server }),
+    new UnsupportedProtocolVersionError(['2025-11-25'], '2026-07-28', { server }),
+    new ProtocolError('bad resultType', { server }),
+    new CapabilityError('resources/subscribe', 'no resources.subscribe', { server }),
+    new SkillVerificationError('skill://a/SKILL.md', 'digest', 'digest differs', { server }),
+    new UsageError('tools/call: options.timeout must be a duration', { server }),
+    new ConnectTimeoutError(60_000, { server }),
+    new HttpError('status', 'POST answered HTTP 500', { url: 'https://x/mcp', status: 500 }, { server }),
+    new AuthError('token', 'refused', { server, error: 'invalid_grant' }),
+    new ServerUnavailableError(server, 'failed', 'down'),
+    new StartTimeoutError(server, 1000),
+  ];
+
+  test('every class that can concern one server carries it as a property and names it in the message once', () => {
+    const classes = new Set(aboutOne.map((error) => error.constructor));
+    for (const [, Class] of EVERY_ERROR) {
+      if (Class === NameCollisionError || Class === UnknownNameError) continue;
+      assert.ok(classes.has(Class), `${Class.name} is checked`);
+    }
+    for (const error of aboutOne) {
+      assert.equal(error.server, server, error.name);
+      assert.ok(error.message.startsWith(`${server}: `), `${error.name}: ${error.message}`);
+      assert.ok(!error.message.startsWith(`${server}: ${server}:`), `${error.name}: ${error.message}`);
+      assert.equal(Object.getOwnPropertyDescriptor(error, 'server')?.enumerable, true, error.name);
+    }
+  });
+
+  test('an error about no one server has none', () => {
+    for (const [error] of EVERY_ERROR) {
+      if (error instanceof ServerUnavailableError || error instanceof StartTimeoutError) continue;
+      assert.equal(error.server, undefined, error.name);
+    }
   });
 });
 

@@ -1,10 +1,11 @@
 import type { EventEmitter } from 'node:events';
+import { attributeTo } from '../attribution.js';
 import { channels, debug, requestTraced } from '../diagnostics.js';
 import {
   AbortError,
   CapabilityError,
   ClientClosedError,
-  ProtocolError,
+  McpError,
   RequestTimeoutError,
   UsageError,
 } from '../errors.js';
@@ -30,14 +31,11 @@ import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions, ResultMap } from './connection.js';
 import type { Session, SessionContext } from './eras/session.js';
-import {
-  type ClientOptions,
-  normalizeLogLevel,
-  type ResolvedClientOptions,
-  resolveClientOptions,
-} from './options.js';
+import { checkedLogLevel } from './log-level.js';
+import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { OutputSchemas } from './output-schemas.js';
-import { collectPages, isBadCursorError } from './pagination.js';
+import { listPages } from './pagination.js';
+import { PromptArguments, readGetPromptResult } from './prompts.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { sendResending } from './resend.js';
 import { normalizeRoots, type Root } from './roots.js';
@@ -112,6 +110,7 @@ export class Client extends SafeEmitter<ClientEvents> {
   #cacheMade: ResultCache | undefined;
   #subscriptionsMade: Subscriptions | undefined;
   #outputSchemasMade: OutputSchemas | undefined;
+  #promptArgumentsMade: PromptArguments | undefined;
   #toolTasksMade: ToolTasks | undefined;
   /** The tool of each task startToolTask created, until its result is read. */
   /** The tool of each task started here, by task id; made on the first task. */
@@ -175,6 +174,11 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#outputSchemasMade;
   }
 
+  get #promptArguments(): PromptArguments {
+    this.#promptArgumentsMade ??= new PromptArguments(this.name);
+    return this.#promptArgumentsMade;
+  }
+
   get #toolTasks(): ToolTasks {
     this.#toolTasksMade ??= new ToolTasks(this.name);
     return this.#toolTasksMade;
@@ -210,6 +214,8 @@ export class Client extends SafeEmitter<ClientEvents> {
       this.#onSession(args[0] as Session);
       return;
     }
+    // The lifecycle events' errors (a close reason's, a reconnect's) name the server.
+    attributeTo((args[0] as { error?: unknown } | undefined)?.error, this.name);
     if (event === 'closed' && channels.clientClosed.hasSubscribers) {
       channels.clientClosed.publish({ server: this.name, reason: args[0] as CloseReason | undefined });
     }
@@ -254,7 +260,9 @@ export class Client extends SafeEmitter<ClientEvents> {
    * `reconnect` policy has given up.
    */
   connect(): Promise<void> {
-    return this.#supervisor.connect();
+    return this.#supervisor
+      .connect()
+      .catch((error: unknown) => Promise.reject(attributeTo(error, this.name)));
   }
 
   /** Stops for good; resolves when the transport is closed (the process exits on its own schedule). */
@@ -368,13 +376,23 @@ export class Client extends SafeEmitter<ClientEvents> {
       return;
     }
     if (this.state === 'closed') throw new ClientClosedError(undefined, { server: this.name, method });
-    throw new UsageError(`${this.name}: cannot send ${method} while the client is ${this.state}`);
+    throw new UsageError(`cannot send ${method} while the client is ${this.state}`, { server: this.name });
   }
 
-  /** Changes the server log level (legacy: `logging/setLevel`; modern: sent with each request). */
+  /**
+   * Changes the server log level through the session (legacy: `logging/setLevel`; modern: sent
+   * with each request; not connected: at the next handshake). UsageError for a level that is not
+   * one; a server that refuses it rejects (its McpError); either way the level stays as it was. A
+   * server without `logging`: a `'warning'` (`log_level_unsupported`), as for the logLevel option.
+   */
   async setLogLevel(level: LogLevel, options?: RequestOptions): Promise<void> {
-    this.#logLevel = normalizeLogLevel(level, 'level');
-    if (this.era === 'legacy') await this.request('logging/setLevel', { level }, options);
+    const checked = checkedLogLevel(level, this.name);
+    const requestOptions = normalizeRequestOptions(options, this.name, 'logging/setLevel');
+    const session = this.#supervisor.session;
+    if (session) await session.applyLogLevel(checked, requestOptions);
+    else if (this.state === 'closed')
+      throw new ClientClosedError(undefined, { server: this.name, method: 'logging/setLevel' });
+    this.#logLevel = checked;
   }
 
   /** The roots offered to the server (the `roots` option, as last set by `setRoots`). */
@@ -391,13 +409,14 @@ export class Client extends SafeEmitter<ClientEvents> {
   setRoots(roots: readonly Root[]): void {
     if (this.#roots === undefined) {
       throw new UsageError(
-        `${this.name}: setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)`,
+        'setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)',
+        { server: this.name },
       );
     }
     const normalized = normalizeRoots(roots);
     if (!Array.isArray(normalized)) {
       const where = normalized.index === undefined ? '' : ` (roots[${normalized.index}])`;
-      throw new UsageError(`${this.name}: setRoots: ${normalized.problem}${where}`);
+      throw new UsageError(`setRoots: ${normalized.problem}${where}`, { server: this.name });
     }
     this.#roots = normalized;
     const session = this.#supervisor.session;
@@ -462,9 +481,9 @@ export class Client extends SafeEmitter<ClientEvents> {
   ): Promise<Task> {
     const { ttl, ...call } = params;
     if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0))
-      throw new UsageError(
-        `${this.name}: startToolTask: ttl must be a whole number of ms, got ${String(ttl)}`,
-      );
+      throw new UsageError(`startToolTask: ttl must be a whole number of ms, got ${String(ttl)}`, {
+        server: this.name,
+      });
     const session = await this.#supervisor.whenReady('tools/call', {
       signal: options?.signal,
       timeout: options?.timeout ?? this.#options.requestTimeout,
@@ -596,11 +615,27 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#list('prompts/list', 'prompts', params, options) as Promise<ListPromptsResult>;
   }
 
-  getPrompt(
+  /**
+   * Gets a prompt. Its arguments are checked first against what the prompt declares (the prompts
+   * are listed first if they were not in this session): a missing required one, an undeclared
+   * name or a value that is not a string is a UsageError, nothing sent. A result that is not a
+   * GetPromptResult is a ProtocolError.
+   */
+  async getPrompt(
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
   ): Promise<GetPromptResult> {
-    return this.request('prompts/get', params, options) as Promise<GetPromptResult>;
+    this.#promptArguments.check(params);
+    if (!this.#promptArguments.listed) {
+      // A server that cannot list its prompts leaves the check to itself.
+      const listed = await this.listPrompts(undefined, options).catch((error: unknown) => {
+        if (error instanceof McpError) return undefined;
+        throw error;
+      });
+      if (listed) this.#promptArguments.check(params);
+    }
+    const result = await this.request('prompts/get', params, options);
+    return readGetPromptResult(result, params.name, this.name);
   }
 
   complete(
@@ -644,7 +679,15 @@ export class Client extends SafeEmitter<ClientEvents> {
       const refusal = tasksMethodRefusal(session, method);
       if (refusal) throw taskCapabilityError(method, refusal, this.name);
     }
-    let result = (await this.#pages(method, key, params, options)) as Record<string, unknown>;
+    const request = (page: JsonObject) =>
+      this.request(method, page, options) as Promise<Record<string, unknown>>;
+    const invalidate = () => this.#cacheMade?.invalidate(method);
+    let result: Record<string, unknown> = await listPages(request, invalidate, {
+      method,
+      key,
+      params,
+      server: this.name,
+    });
     const items = result[key];
     if (Array.isArray(items)) {
       const dropped = { count: 0 };
@@ -655,58 +698,12 @@ export class Client extends SafeEmitter<ClientEvents> {
         debug('%s: %s: left out %d icons with an unsafe source', this.name, method, dropped.count);
       }
     }
+    if (method === 'prompts/list') this.#promptArguments.remember(result);
     if (method === 'tools/list') {
       this.#outputSchemas.remember(result);
       this.#toolTasks.remember(result);
     }
     return result;
-  }
-
-  /**
-   * One page (a `cursor` given) or every page merged. A cursor the server refuses (-32602) or
-   * repeats drops every cached page of that list: a merged walk then starts over once from the
-   * first page, a single page rejects (start again without a cursor).
-   */
-  async #pages(
-    method: string,
-    key: string,
-    params: { cursor?: string } | undefined,
-    options?: RequestOptions,
-  ): Promise<unknown> {
-    if (params?.cursor !== undefined) {
-      try {
-        return await this.request(method, params, options);
-      } catch (error) {
-        if (isBadCursorError(error)) this.#cacheMade?.invalidate(method);
-        throw error;
-      }
-    }
-    let cursorFailed = false;
-    const walk = () =>
-      collectPages(
-        (cursor) =>
-          this.request(method, cursor === undefined ? {} : { cursor }, options).catch((error: unknown) => {
-            if (cursor !== undefined && isBadCursorError(error)) cursorFailed = true;
-            throw error;
-          }) as Promise<Record<string, unknown>>,
-        key,
-        this.name,
-      );
-    try {
-      return await walk();
-    } catch (error) {
-      // A ProtocolError of the walk: a repeated or non-string cursor, or a list that never ends.
-      if (!cursorFailed && !(error instanceof ProtocolError)) throw error;
-      this.#cacheMade?.invalidate(method);
-      if (!cursorFailed) throw error;
-      debug(
-        '%s: a %s cursor was refused (%s); listing again from the first page',
-        this.name,
-        method,
-        (error as Error).message,
-      );
-      return walk();
-    }
   }
 
   readonly #warn = (warning: ClientWarning): void => {
@@ -719,6 +716,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#lastSession = session;
     this.#cacheMade?.clear();
     this.#outputSchemasMade?.clear();
+    this.#promptArgumentsMade?.clear();
     this.#toolTasksMade?.clear();
     this.#taskTools = undefined;
     this.#subscriptionsMade?.attach(session);
@@ -751,6 +749,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     const changed = LIST_CHANGED[method];
     if (changed) {
       this.#cacheMade?.invalidate(...STALE_LISTS[changed]);
+      if (changed === 'promptsListChanged') this.#promptArgumentsMade?.clear();
       if (changed === 'toolsListChanged') {
         this.#outputSchemasMade?.clear();
         this.#toolTasksMade?.clear();

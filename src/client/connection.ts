@@ -202,7 +202,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       return {
         id: undefined,
         promise: Promise.reject(
-          new UsageError(`${this.#name ?? 'client'}: ${method}: request id ${id} is already in use`),
+          new UsageError(`${method}: request id ${id} is already in use`, { server: this.#name }),
         ),
       };
     }

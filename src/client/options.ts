@@ -197,7 +197,7 @@ function normalizeProtocol(value: unknown): ProtocolMode {
   throw new ConfigError('protocol', `protocol must be 'auto', 'modern' or 'legacy', got ${describe(value)}`);
 }
 
-export function normalizeLogLevel(value: unknown, key: string): LogLevel {
+function normalizeLogLevel(value: unknown, key: string): LogLevel {
   if (typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value))
     return value as LogLevel;
   throw new ConfigError(key, `${key} must be one of ${LOG_LEVELS.join(', ')}, got ${describe(value)}`);

@@ -1,5 +1,7 @@
+import { debug } from '../diagnostics.js';
 import { McpError, ProtocolError } from '../errors.js';
 import { INVALID_PARAMS } from '../jsonrpc/error-codes.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
 
 /** Pages one `list*` call may walk before the server is considered broken. */
 export const MAX_PAGES = 1000;
@@ -50,4 +52,52 @@ export async function collectPages(
 /** The answer to a request that carried a cursor, when the server refuses the cursor (-32602). */
 export function isBadCursorError(error: unknown): boolean {
   return error instanceof McpError && error.code === INVALID_PARAMS;
+}
+
+/**
+ * One page (a `cursor` given) or every page merged, each fetched with `request`. A cursor the
+ * server refuses (-32602) or repeats calls `invalidate` (every cached page of that list is
+ * stale): a merged walk then starts over once from the first page, a single page rejects (start
+ * again without a cursor).
+ */
+export async function listPages(
+  request: (params: JsonObject) => Promise<Page>,
+  invalidate: () => void,
+  list: { method: string; key: string; params: { cursor?: string } | undefined; server: string },
+): Promise<Page> {
+  const { method, key, params, server } = list;
+  if (params?.cursor !== undefined) {
+    try {
+      return await request(params);
+    } catch (error) {
+      if (isBadCursorError(error)) invalidate();
+      throw error;
+    }
+  }
+  let cursorFailed = false;
+  const walk = () =>
+    collectPages(
+      (cursor) =>
+        request(cursor === undefined ? {} : { cursor }).catch((error: unknown) => {
+          if (cursor !== undefined && isBadCursorError(error)) cursorFailed = true;
+          throw error;
+        }),
+      key,
+      server,
+    );
+  try {
+    return await walk();
+  } catch (error) {
+    // A ProtocolError of the walk: a repeated or non-string cursor, or a list that never ends.
+    if (!cursorFailed && !(error instanceof ProtocolError)) throw error;
+    invalidate();
+    if (!cursorFailed) throw error;
+    debug(
+      '%s: a %s cursor was refused (%s); listing again from the first page',
+      server,
+      method,
+      (error as Error).message,
+    );
+    return walk();
+  }
 }

@@ -20,7 +20,7 @@ const isAbortSignal = (value: unknown): value is AbortSignal =>
  */
 export function normalizeRequestOptions(raw: unknown, server: string, method: string): RequestOptions {
   if (raw === undefined) return NO_OPTIONS;
-  const fail = (_key: string, text: string) => new UsageError(`${server}: ${method}: ${text}`);
+  const fail = (_key: string, text: string) => new UsageError(`${method}: ${text}`, { server });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw fail('options', `the request options must be an object, got ${describe(raw)}`);
   }

@@ -184,7 +184,7 @@ export class Supervisor {
       return Promise.resolve(this.#session!);
     if (this.#state === 'closed') return Promise.reject(this.#closedError(method));
     if (this.#state === 'idle')
-      return Promise.reject(new UsageError(`${server}: ${method} needs connect() first`));
+      return Promise.reject(new UsageError(`${method} needs connect() first`, { server }));
     const { signal, timeout } = options;
     if (signal?.aborted) return Promise.reject(new AbortError(method, signal.reason, { server }));
     return new Promise<Session>((resolve, reject) => {

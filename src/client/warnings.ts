@@ -10,10 +10,13 @@ export interface ClientWarning {
    * restart failed; `listen_failed`: a modern `subscriptions/listen` failed, timed out waiting
    * for its acknowledgement, or was ended by the server (the next subscription opens a new one);
    * `subscription_narrowed`: the server acknowledged a `subscriptions/listen` with less than was
-   * asked (`requested`, `granted`); `ping_failed`: a `pingInterval` ping failed or timed out.
+   * asked (`requested`, `granted`); `ping_failed`: a `pingInterval` ping failed or timed out;
+   * `log_level_unsupported`: a log level is wanted (the `logLevel` option, `setLogLevel`) and the
+   * server does not declare `logging` (nothing is sent; the level is kept for a later process).
    */
   readonly type:
     | 'log_level_refused'
+    | 'log_level_unsupported'
     | 'resubscribe_failed'
     | 'listen_failed'
     | 'subscription_narrowed'

@@ -1,3 +1,4 @@
+import { attributeTo } from '../attribution.js';
 import { isOAuthOptions } from '../auth/options.js';
 import { MemoryTokenStore } from '../auth/token-store.js';
 import { Client } from '../client/client.js';
@@ -498,7 +499,7 @@ export class PoolMember {
 
   #fail(error: Error): void {
     if (this.#closing) return;
-    this.#error = error;
+    this.#error = attributeTo(error, this.name);
     this.#state = downState(error);
     if (this.#client?.state === 'closed') this.#nextAttemptAt = undefined;
     this.#settleStart?.();

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import type { TokenStore } from '../auth/token-store.js';
 import type { Client, ClientEvents } from '../client/client.js';
 import type { RequestOptions } from '../client/connection.js';
@@ -10,6 +10,7 @@ import { NameCollisionError, ServerUnavailableError, UnknownNameError } from '..
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
+import { SafeEmitter } from '../user-code.js';
 import { Limiter } from './limit.js';
 import {
   type ListKind,
@@ -104,7 +105,7 @@ const DOWN: ReadonlySet<ServerState> = new Set([
  * tools, prompts and resources merged under names every model API accepts, calls routed back, a
  * status per server, and one `close()` for all of them.
  */
-export class ClientPool extends EventEmitter<ClientPoolEvents> {
+export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /** Keys of the config file that no setting uses (ignored), each naming file, server and key. */
   readonly warnings: readonly string[];
   readonly #options: ResolvedPoolOptions;
@@ -145,14 +146,9 @@ export class ClientPool extends EventEmitter<ClientPoolEvents> {
     const limiter = new Limiter(this.#options.concurrency, () => {
       if (this.#connecting > 0) this.#listReady();
     });
+    // SafeEmitter's rule: a listener that throws is re-thrown later, and the others still run.
     const emit = (event: string, payload: unknown) => {
-      try {
-        (this.emit as (event: string, payload: unknown) => boolean)(event, payload);
-      } catch (error) {
-        process.nextTick(() => {
-          throw error;
-        });
-      }
+      (this.emit as (event: string, payload: unknown) => boolean)(event, payload);
     };
     const relayed = new Set<RelayedEvent>();
     (this as EventEmitter).on('newListener', (event: string | symbol) => {

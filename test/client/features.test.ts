@@ -76,7 +76,9 @@ for (const era of ['legacy', 'modern'] as const) {
       assert.deepEqual((await client.listResources()).resources, [{ uri: 'file:///a.txt', name: 'a' }]);
       const read = await client.readResource({ uri: 'file:///a.txt' });
       assert.deepEqual(read.contents, [{ uri: 'file:///a.txt', text: 'contents of file:///a.txt' }]);
-      assert.deepEqual((await client.listPrompts()).prompts, [{ name: 'greet' }]);
+      assert.deepEqual((await client.listPrompts()).prompts, [
+        { name: 'greet', arguments: [{ name: 'name', required: true }] },
+      ]);
       const prompt = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
       assert.deepEqual(prompt.messages[0]!.content, { type: 'text', text: 'hello Ada' });
       const completion = await client.complete({

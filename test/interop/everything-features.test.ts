@@ -22,6 +22,7 @@ import {
   LEGACY_VERSIONS,
   McpError,
   type Progress,
+  UsageError,
 } from '../../src/index.js';
 import type { LogMessage } from '../../src/protocol/results.js';
 import { guardProcesses, waitGroupGone } from '../helpers/processes.js';
@@ -655,8 +656,11 @@ test('prompts: listPrompts, getPrompt with arguments and an embedded resource; c
     const resource = embedded.messages[1]!.content;
     assert.ok(resource.type === 'resource' && 'blob' in resource.resource);
     assert.equal(resource.resource.uri, 'demo://resource/dynamic/blob/9');
-    // A missing required argument is a JSON-RPC error.
-    await assert.rejects(client.getPrompt({ name: 'args-prompt', arguments: {} }), McpError);
+    // A missing required argument is refused before anything is sent.
+    await assert.rejects(
+      client.getPrompt({ name: 'args-prompt', arguments: {} }),
+      (error) => error instanceof UsageError && /needs the argument city/.test(error.message),
+    );
 
     const department = await client.complete({
       ref: { type: 'ref/prompt', name: 'completable-prompt' },

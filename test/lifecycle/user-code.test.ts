@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ClientClosedError, Secret, SpawnError } from '../../src/index.js';
+import { ClientClosedError, ConfigError, Secret } from '../../src/index.js';
 import { runHost } from '../helpers/hosts.js';
 import { ERAS, mcpClient, responsesIn } from '../helpers/lifecycle.js';
 import { guardProcesses, waitGroupGone } from '../helpers/processes.js';
@@ -109,7 +109,8 @@ test('a Secret function that throws fails connect() with the cause, at once', as
     () => assert.fail('connect() resolved'),
     (reason: unknown) => reason as Error,
   );
-  assert.ok(error instanceof SpawnError, String(error));
+  assert.ok(error instanceof ConfigError, String(error));
+  assert.equal(error.key, 'transport.env.TOKEN');
   assert.ok(error.cause instanceof UserCallbackError);
   assert.equal(failing.client.state, 'closed');
   // The cause is kept for what follows.

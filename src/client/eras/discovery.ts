@@ -153,6 +153,7 @@ export function holdEarlyRequests(connection: Connection): {
       } else {
         connection.onRequest = undefined;
         if (held.length > 0) debug('%s: dropped %d requests from a modern server', server, held.length);
+        (session as ModernSession).finishHandshake();
       }
       return session;
     },

@@ -11,6 +11,7 @@ import {
   logCancellation,
   type ResultMap,
 } from '../connection.js';
+import { loggingUnsupported } from '../log-level.js';
 import { urlElicitationsOf } from './elicitation.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
@@ -184,12 +185,12 @@ export class LegacySession implements Session {
     return false;
   }
 
-  async applyLogLevel(level: LogLevel): Promise<void> {
+  async applyLogLevel(level: LogLevel, options?: InternalRequestOptions): Promise<void> {
     if (!this.serverCapabilities.logging) {
-      debug('%s: the server does not declare logging; not sending logging/setLevel', this.#context.name);
+      this.#context.warn(loggingUnsupported(this.#context.name, level));
       return;
     }
-    await this.#connection.request('logging/setLevel', { level });
+    await this.#connection.request('logging/setLevel', { level }, options);
   }
 
   /** Answers one server request. Ids may be 0; an unknown method gets -32601. */

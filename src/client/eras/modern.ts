@@ -12,6 +12,7 @@ import {
 } from '../../protocol/meta.js';
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
 import { type Connection, type InternalRequestOptions, later, type ResultMap } from '../connection.js';
+import { loggingUnsupported } from '../log-level.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
@@ -282,8 +283,16 @@ export class ModernSession implements Session {
     this.#connection.abandon(id, error);
   }
 
-  async applyLogLevel(_level: LogLevel): Promise<void> {
+  /** Once chosen: a wanted log level the server cannot apply is a warning, as setLogLevel's. */
+  finishHandshake(): void {
+    const level = this.#context.logLevel();
+    if (level && !this.serverCapabilities.logging)
+      this.#context.warn(loggingUnsupported(this.#context.name, level));
+  }
+
+  async applyLogLevel(level: LogLevel): Promise<void> {
     // Sent in every request's _meta from now on; nothing to send now.
+    if (!this.serverCapabilities.logging) this.#context.warn(loggingUnsupported(this.#context.name, level));
   }
 
   dispose(): void {}

@@ -69,8 +69,11 @@ export interface Session {
   isCacheable(method: string): boolean;
   /** Whether this result of `request()` may be cached (not one obtained through input rounds). */
   mayCache(result: unknown): boolean;
-  /** Applies a new log level (legacy: `logging/setLevel`; modern: sent with each request). */
-  applyLogLevel(level: LogLevel): Promise<void>;
+  /**
+   * Applies a new log level (legacy: `logging/setLevel`, rejecting if the server refuses it;
+   * modern: sent with each request). A server without `logging`: a warning, nothing sent.
+   */
+  applyLogLevel(level: LogLevel, options?: InternalRequestOptions): Promise<void>;
   /** Stops handlers still answering the server. */
   dispose(): void;
 }

@@ -79,10 +79,10 @@ export function unanswered(
 export function authorizationNeeded(
   statusError: HttpError,
   init: SendInit,
-  keyPrefix: string,
+  /** The option key prefix with its dot (`transport.`), or empty. */
+  key: string,
   server: string | undefined,
 ): HttpError {
-  const key = keyPrefix ? `${keyPrefix}.` : '';
   const quote = statusError.details.bodyExcerpt;
   return new HttpError(
     'status',

@@ -1,10 +1,16 @@
 import type { Readable } from 'node:stream';
 import { channels, debug } from '../../diagnostics.js';
-import { ConnectionClosedError, describeCloseReason, HttpError, UsageError } from '../../errors.js';
+import {
+  ConfigError,
+  ConnectionClosedError,
+  describeCloseReason,
+  HttpError,
+  UsageError,
+} from '../../errors.js';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import { type PreparedMeta, serialize, withMeta } from '../../jsonrpc/serialize.js';
-import { exposeSecret, isSecret } from '../../secret.js';
+import { isSecret, revealOption } from '../../secret.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import {
@@ -151,7 +157,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     resolvedForNext = undefined;
     this.#options = resolved ?? resolveHttpOptions(options, context.keyPrefix ?? '');
     this.#name = context.name;
-    this.#keyPrefix = context.keyPrefix ?? '';
+    this.#keyPrefix = context.keyPrefix ? `${context.keyPrefix}.` : '';
     this.#env = context.env;
   }
 
@@ -194,13 +200,15 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     let auth: HttpAuthorization | undefined;
     try {
       for (const [name, value] of this.#options.headers) {
-        const plain = isSecret(value) ? await exposeSecret(value) : value;
+        const key = `${this.#keyPrefix}headers.${name}`;
+        const plain = isSecret(value) ? await revealOption(value, key, this.#name) : value;
         if (isSecret(value)) secrets.push(plain);
         baseHeaders[name.toLowerCase()] = plain;
       }
       const bearer = this.#options.bearer;
       if (bearer !== undefined) {
-        const token = isSecret(bearer) ? await exposeSecret(bearer) : bearer;
+        const key = `${this.#keyPrefix}auth.bearer`;
+        const token = isSecret(bearer) ? await revealOption(bearer, key, this.#name) : bearer;
         secrets.push(token);
         baseHeaders.authorization = `Bearer ${token}`;
       }
@@ -215,13 +223,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         );
       }
     } catch (error) {
-      const failure = new HttpError(
-        'network',
-        `could not prepare the request headers: ${(error as Error).message}`,
-        {
-          url: this.url,
-        },
-      );
+      // A Secret that cannot be read is the user's to fix (permanent), not a network failure.
+      const failure =
+        error instanceof ConfigError
+          ? error
+          : new HttpError('network', `could not prepare the request headers: ${(error as Error).message}`, {
+              url: this.url,
+            });
       this.#finish({ type: 'http_error', error: failure });
       throw failure;
     }

@@ -1,4 +1,4 @@
-import { exposeSecret, isSecret } from '../../secret.js';
+import { isSecret, revealOption } from '../../secret.js';
 import type { EnvValue } from './options.js';
 
 /** The only variables a server inherits from this process on POSIX. */
@@ -49,19 +49,22 @@ export function inheritedEnvironment(parentEnv: Env, platform: NodeJS.Platform):
 
 /**
  * The server's whole environment: the inherited allowlist, then `userEnv` on top (it wins).
- * Secrets are exposed here, and only here; a function Secret is called on each call.
+ * Secrets are exposed here, and only here; a function Secret is called on each call (one that
+ * throws is a ConfigError naming `owner.server` and the variable's option key).
  */
 export async function buildEnvironment(
   parentEnv: Env,
   userEnv: ReadonlyArray<readonly [string, EnvValue]>,
   platform: NodeJS.Platform,
+  owner: { readonly server?: string | undefined; readonly keyPrefix: string } = { keyPrefix: '' },
 ): Promise<Record<string, string>> {
   const env = inheritedEnvironment(parentEnv, platform);
   for (const [name, value] of userEnv) {
     if (caseInsensitive(platform)) {
       for (const key of Object.keys(env)) if (key.toUpperCase() === name.toUpperCase()) delete env[key];
     }
-    const plain = isSecret(value) ? await exposeSecret(value) : value;
+    const key = `${owner.keyPrefix ? `${owner.keyPrefix}.` : ''}env.${name}`;
+    const plain = isSecret(value) ? await revealOption(value, key, owner.server) : value;
     // Node's own error for a NUL would quote the whole variable, Secret included.
     if (plain.includes('\0')) throw new TypeError(`the value of ${name} contains a NUL character`);
     env[name] = plain;

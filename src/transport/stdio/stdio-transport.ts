@@ -218,8 +218,12 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     const platform = process.platform;
     let env: Record<string, string>;
     try {
-      env = await buildEnvironment(process.env, options.env, platform);
+      env = await buildEnvironment(process.env, options.env, platform, {
+        server: this.#name,
+        keyPrefix: this.#keyPrefix,
+      });
     } catch (error) {
+      if (error instanceof ConfigError) throw error;
       throw new SpawnError(
         `the environment could not be built: ${(error as Error).message}`,
         options.command,

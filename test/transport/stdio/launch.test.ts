@@ -15,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { inspect, promisify } from 'node:util';
+import { ConfigError } from '../../../src/errors.js';
 import type { JsonRpcMessage } from '../../../src/jsonrpc/messages.js';
 import { Secret } from '../../../src/secret.js';
 import type { StdioOptions } from '../../../src/transport/stdio/options.js';
@@ -338,18 +339,33 @@ test('a Secret function that returns NUL fails the start without showing the val
   assert.ok(!everyRendering(error).includes('nul-secret'));
 });
 
-test('a Secret function that throws fails the start with its error as the cause', async () => {
+test('a Secret function that throws fails the start as a ConfigError naming the variable, its error as the cause', async () => {
   const failure = new Error('the token service is down');
-  const { error } = await failedStart({
-    ...nodeServer('echo.mjs'),
-    env: {
-      TOKEN: new Secret(() => {
-        throw failure;
-      }),
+  const transport = new StdioTransport(
+    {
+      ...FAST,
+      ...nodeServer('echo.mjs'),
+      env: {
+        TOKEN: new Secret(() => {
+          throw failure;
+        }),
+      },
     },
-  });
-  assert.equal(error.message, 'the environment could not be built: the token service is down');
+    { name: 'tokens', keyPrefix: 'transport' },
+  );
+  const error = await transport.start().then(
+    () => assert.fail('start() resolved'),
+    (rejection: unknown) => rejection,
+  );
+  assert.ok(error instanceof ConfigError, String(error));
+  assert.equal(error.key, 'transport.env.TOKEN');
+  assert.equal(error.server, 'tokens');
+  assert.equal(
+    error.message,
+    "tokens: the Secret given as transport.env.TOKEN could not be read (the token service is down); nothing was sent to the server: fix the Secret's function",
+  );
   assert.equal(error.cause, failure);
+  assert.equal(transport.pid, undefined, 'no process was started');
 });
 
 // ---------------------------------------------------------------------------------------------
