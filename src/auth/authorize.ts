@@ -124,6 +124,9 @@ function authorizationUrl(
   parameters.set('state', pending.state);
   parameters.set('resource', found.resource);
   if (scopes.length > 0) parameters.set('scope', scopes.join(' '));
+  // OpenID Connect Core §11: a server ignores offline_access (and issues no refresh token)
+  // unless the user is asked to consent.
+  if (scopes.includes('offline_access')) parameters.set('prompt', 'consent');
   return url;
 }
 

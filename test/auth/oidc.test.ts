@@ -2,6 +2,7 @@
 // accepts only audience-bound JWTs; the user signs in and consents on the server's own forms.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryTokenStore } from '../../src/index.js';
 import { type BrowserVisit, browser } from '../helpers/auth-browser.js';
 import { oidcClient, oidcScene, textOf } from '../helpers/auth-oidc.js';
@@ -16,4 +17,28 @@ test('a Client authorizes at oidc-provider: login and consent forms, a JWT for t
   assert.equal(new URL(visit.landed!).searchParams.get('iss'), as.issuer);
   assert.deepEqual(refusals, ['no token']);
   assert.equal(as.issued('authorization_code'), 1);
+});
+
+test('offline_access is asked with prompt=consent, so oidc-provider issues a refresh token and the expiry needs no new consent', async () => {
+  const { as, mcp } = await oidcScene({ accessTokenTtl: 2 });
+  const shown: URL[] = [];
+  const store = new MemoryTokenStore();
+  const consentOnce = browser();
+  const client = oidcClient(mcp.url, {
+    store,
+    onAuthorizationUrl: (url) => {
+      shown.push(url);
+      return consentOnce(url);
+    },
+  });
+  await client.connect();
+  assert.equal(shown.length, 1);
+  assert.deepEqual(shown[0]!.searchParams.get('scope')?.split(' ').sort(), ['mcp', 'offline_access']);
+  assert.equal(shown[0]!.searchParams.get('prompt'), 'consent');
+  const stored = await store.get(`tokens ${as.issuer} ${mcp.url}`);
+  assert.ok(stored?.kind === 'tokens' && stored.refreshToken, 'a refresh token was issued and kept');
+  await sleep(2100); // the 2 s access token is due
+  assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'later' } })), 'later');
+  assert.equal(as.issued('refresh_token'), 1);
+  assert.equal(shown.length, 1, 'no second consent');
 });
