@@ -62,7 +62,8 @@ export async function resolveClient(
   if (
     stored?.kind === 'client' &&
     stored.issuer === issuer &&
-    redirectMatches(stored.redirectUris, redirectUri)
+    redirectMatches(stored.redirectUris, redirectUri) &&
+    !secretExpired(stored)
   ) {
     return {
       issuer,
@@ -129,6 +130,7 @@ async function register(
   }
   const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
   if (secret) context.secrets.add(secret);
+  const expiresAt = registered.client_secret_expires_at;
   const method =
     (registered.token_endpoint_auth_method as TokenEndpointAuthMethod | undefined) ??
     (secret ? 'client_secret_basic' : requested);
@@ -137,6 +139,7 @@ async function register(
     issuer,
     clientId: registered.client_id,
     ...(secret ? { clientSecret: secret } : {}),
+    ...(secret && typeof expiresAt === 'number' && expiresAt > 0 ? { clientSecretExpiresAt: expiresAt } : {}),
     tokenEndpointAuthMethod: method,
     redirectUris: Array.isArray(registered.redirect_uris)
       ? (registered.redirect_uris as string[])
@@ -144,6 +147,11 @@ async function register(
   };
   await options.store.set(clientKey(issuer), stored);
   return { issuer, clientId: registered.client_id, authMethod: method, clientSecret: secret, how: 'dynamic' };
+}
+
+/** RFC 7591 §3.2.1: a secret past its `client_secret_expires_at` (epoch seconds; 0: never) is no longer accepted. */
+function secretExpired(stored: StoredClient): boolean {
+  return stored.clientSecretExpiresAt !== undefined && stored.clientSecretExpiresAt * 1000 <= Date.now();
 }
 
 /** `client_secret_basic` unless the server lists only `client_secret_post` (RFC 8414's default is basic). */

@@ -11,6 +11,7 @@ function describeEntry(entry: StoredAuth): string {
   if (entry.kind === 'client') {
     return `the client registration with ${entry.issuer} (client id ${entry.clientId})`;
   }
+  if (entry.kind === 'resource') return `the note that its tokens come from ${entry.issuer}`;
   return `the tokens from ${entry.issuer}${entry.refreshToken ? ' (with a refresh token)' : ''}${entry.scope ? `, scope ${entry.scope}` : ''}`;
 }
 

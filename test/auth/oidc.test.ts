@@ -42,3 +42,29 @@ test('offline_access is asked with prompt=consent, so oidc-provider issues a ref
   assert.equal(as.issued('refresh_token'), 1);
   assert.equal(shown.length, 1, 'no second consent');
 });
+
+test('stored tokens go out on the very first request of a new Client: no 401, no discovery', async () => {
+  const { as, mcp, refusals } = await oidcScene();
+  const store = new MemoryTokenStore();
+  const first = oidcClient(mcp.url, { store, onAuthorizationUrl: browser() });
+  await first.connect();
+  await first.close();
+  const before = mcp.requests.length;
+  const asBefore = as.requests.length;
+  const second = oidcClient(mcp.url, {
+    store,
+    onAuthorizationUrl: async () => {
+      throw new Error('no consent expected');
+    },
+  });
+  await second.connect();
+  assert.equal(textOf(await second.callTool({ name: 'echo', arguments: { text: 'again' } })), 'again');
+  const seen = mcp.requests.slice(before);
+  assert.ok(seen.length > 0);
+  assert.ok(
+    seen.every((r) => r.path === '/mcp' && String(r.headers.authorization).startsWith('Bearer ')),
+    `every request of the second Client carries the token, none asks for metadata: ${seen.map((r) => `${r.method} ${r.path} ${r.headers.authorization ? 'token' : 'none'}`).join(', ')}`,
+  );
+  assert.deepEqual(refusals, ['no token'], 'only the first Client ever met a 401');
+  assert.equal(as.requests.length, asBefore, 'the authorization server was not asked again');
+});
