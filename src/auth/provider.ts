@@ -4,12 +4,12 @@ import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from 
 import { type Discovered, discover } from './discovery.js';
 import { pointEndpoint, storedForEndpoint } from './endpoint-tokens.js';
 import { withEntryLock } from './entry-lock.js';
-import { clientCredentials, type IssuedTokens, jwtBearer, refresh } from './grants.js';
+import { clientCredentials, type IssuedTokens, jwtBearer, refresh, refreshAt } from './grants.js';
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
 import { authorizeReplacingRefusedClient, isClientRefusal, refusalNamed } from './refused-client.js';
-import { type ClientIdentity, resolveClient } from './registration.js';
+import { type ClientIdentity, existingClient, resolveClient } from './registration.js';
 import { type StoredTokens, tokensKey } from './token-store.js';
 
 /** Authorizations (or step-ups) one request may cause before it fails with an AuthError. */
@@ -40,12 +40,6 @@ export interface AuthProvider {
   onChallenge(input: ChallengeInput): Promise<'retry' | 'pass'>;
   /** True for URLs the token may be sent to: the endpoint's origin only. */
   appliesTo(url: URL): boolean;
-}
-
-/** The refresh point: 10% of the lifetime (at most 30 s) before expiry. */
-function refreshAt(expiresIn: number | undefined, now: number): number | undefined {
-  if (expiresIn === undefined) return undefined;
-  return now + expiresIn * 1000 - Math.min(30_000, expiresIn * 100);
 }
 
 /**
@@ -296,7 +290,8 @@ export class OAuthProvider implements AuthProvider {
       if (!using.refreshToken) return false;
       let client: ClientIdentity | undefined;
       try {
-        client = await resolveClient(oauth, found, this.#options, undefined, this.#context);
+        client = await existingClient(found, this.#options, undefined);
+        if (!client) return this.#forget(key, using); // its client is gone: a new one authorizes
         const tokens = await refresh(oauth, found, client, this.#options, using.refreshToken, this.#context);
         await this.#save(key, found, tokens, using.scope ?? '');
         this.#emit({ event: 'refreshed', step: 'refresh', issuer: found.issuer });
@@ -314,11 +309,17 @@ export class OAuthProvider implements AuthProvider {
           this.#tokens = now; // replaced meanwhile by a holder that does not lock
           return true;
         }
-        if (now && now.refreshToken === using.refreshToken) await this.#options.store.delete(key);
-        this.#tokens = undefined;
-        return false;
+        return this.#forget(key, using);
       }
     });
+  }
+
+  /** Drops tokens that can no longer be refreshed, unless the store holds others by now; false. */
+  async #forget(key: string, dead: StoredTokens): Promise<false> {
+    const now = await this.#load(key);
+    if (now && now.refreshToken === dead.refreshToken) await this.#options.store.delete(key);
+    this.#tokens = undefined;
+    return false;
   }
 
   /** The proactive refresh before a request; a refused refresh token leaves no token, so the 401 path authorizes again. */

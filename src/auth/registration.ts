@@ -35,6 +35,29 @@ export async function resolveClient(
   redirectUri: string | undefined,
   context: AuthContext,
 ): Promise<ClientIdentity> {
+  const existing = await existingClient(found, options, redirectUri);
+  if (existing) return existing;
+  const { as, issuer } = found;
+  if (!as.registration_endpoint) {
+    throw new AuthError(
+      'registration',
+      `the authorization server ${issuer} offers no dynamic client registration${as.client_id_metadata_document_supported ? '' : ' and no client ID metadata documents'}; register a client with it and set auth.clientId (and auth.clientSecret if it has one)${as.client_id_metadata_document_supported ? ', or set auth.clientMetadataUrl to a client ID metadata document you host' : ''}`,
+      { server: context.server },
+    );
+  }
+  return register(oauth, found, options, redirectUri, context);
+}
+
+/**
+ * The client resolveClient would use without registering one: configured, a metadata document,
+ * or a stored registration that is still good (its secret not expired); else undefined. A
+ * refresh uses only this: a refresh token is bound to the client it was issued to.
+ */
+export async function existingClient(
+  found: Discovered,
+  options: ResolvedOAuthOptions,
+  redirectUri: string | undefined,
+): Promise<ClientIdentity | undefined> {
   const { as, issuer } = found;
   if (options.clientId) {
     return {
@@ -73,14 +96,7 @@ export async function resolveClient(
       how: 'stored',
     };
   }
-  if (!as.registration_endpoint) {
-    throw new AuthError(
-      'registration',
-      `the authorization server ${issuer} offers no dynamic client registration${as.client_id_metadata_document_supported ? '' : ' and no client ID metadata documents'}; register a client with it and set auth.clientId (and auth.clientSecret if it has one)${as.client_id_metadata_document_supported ? ', or set auth.clientMetadataUrl to a client ID metadata document you host' : ''}`,
-      { server: context.server },
-    );
-  }
-  return register(oauth, found, options, redirectUri, context);
+  return undefined;
 }
 
 async function register(
