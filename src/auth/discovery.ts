@@ -169,7 +169,7 @@ function checkResource(prm: ResourceMetadata, endpoint: URL, context: AuthContex
 }
 
 /** The issuer's metadata from the first well-known URL that has it; a document naming another issuer is never used. */
-async function fetchAuthorizationServer(
+export async function fetchAuthorizationServer(
   oauth: OAuth,
   issuer: string,
   context: AuthContext,
@@ -214,7 +214,12 @@ async function fetchAuthorizationServer(
 }
 
 function checkEndpoints(as: AuthorizationServer, context: AuthContext): AuthorizationServer {
-  for (const name of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const) {
+  for (const name of [
+    'authorization_endpoint',
+    'token_endpoint',
+    'registration_endpoint',
+    'revocation_endpoint',
+  ] as const) {
     if (as[name] !== undefined)
       checkOAuthUrl(as[name], `the authorization server's ${name}`, 'discovery', context);
   }

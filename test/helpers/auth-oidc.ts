@@ -43,3 +43,24 @@ export function oidcClient(url: string, auth: OAuthOptions): Client {
 
 export const textOf = (result: unknown): string =>
   (result as { content: Array<{ text: string }> }).content[0]!.text;
+
+/** Asks the authorization server for a refresh with `refreshToken` itself: its error code, or 'accepted'. */
+export async function refreshRefused(
+  issuer: string,
+  clientId: string,
+  refreshToken: string,
+  resource: string,
+): Promise<string> {
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      resource,
+      client_id: clientId,
+    }).toString(),
+  });
+  const body = (await response.json()) as { error?: string };
+  return response.ok ? 'accepted' : (body.error ?? String(response.status));
+}
