@@ -139,7 +139,12 @@ async function register(
       throw new AuthError(
         'registration',
         `${failure.message}; the server refused the redirect URI ${redirectUri}: set auth.redirectUrl to one it accepts, or register a client yourself and set auth.clientId`,
-        { error: failure.error, error_description: failure.error_description, status: failure.status },
+        {
+          server: context.server,
+          error: failure.error,
+          error_description: failure.error_description,
+          status: failure.status,
+        },
       );
     }
     throw failure;
