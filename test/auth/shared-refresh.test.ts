@@ -2,7 +2,7 @@
 // rotates refresh tokens and revokes the whole grant when a used one comes back.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -93,4 +93,40 @@ test('two processes on one FileTokenStore file: one refresh, the grant survives,
     await new Promise((resolve) => (p.exitCode === null ? p.once('exit', resolve) : resolve(undefined)));
   }
   assert.deepEqual(readdirSync(directory), ['tokens.json']);
+});
+
+test('FileTokenStore.lock: another holder of the file waits for the lock; a lock a dead process left (stale) is taken over', async () => {
+  const directory = mkdtempSync(path.join(tmpdir(), 'conduit-lock-'));
+  const file = path.join(directory, 'tokens.json');
+  mkdirSync(`${file}.lock`);
+  const longAgo = new Date(Date.now() - 60_000);
+  utimesSync(`${file}.lock`, longAgo, longAgo); // left by a process that died a minute ago
+  const order: string[] = [];
+  await new FileTokenStore(file).lock('k', async () => {
+    order.push('took over');
+  });
+  const [a, b] = [new FileTokenStore(file), new FileTokenStore(file)];
+  let release: () => void = () => {};
+  let entered: () => void = () => {};
+  const inside = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const held = a.lock('k', async () => {
+    order.push('a in');
+    entered();
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    order.push('a out');
+  });
+  await inside;
+  const second = b.lock('k', async () => {
+    order.push('b in');
+  });
+  await sleep(500);
+  assert.deepEqual(order, ['took over', 'a in'], 'b waits while a holds the file');
+  release();
+  await Promise.all([held, second]);
+  assert.deepEqual(order, ['took over', 'a in', 'a out', 'b in']);
+  assert.deepEqual(readdirSync(directory), [], 'no lock left behind');
 });
