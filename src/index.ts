@@ -1,9 +1,11 @@
+export { type LogoutOptions, type LogoutResult, logout, type RevocableToken } from './auth/logout.js';
 export type { Credential, OAuthOptions } from './auth/options.js';
 export {
   FileTokenStore,
   MemoryTokenStore,
   type StoredAuth,
   type StoredClient,
+  type StoredResource,
   type StoredTokens,
   type TokenStore,
 } from './auth/token-store.js';

@@ -75,7 +75,7 @@ test('one isPlainObject', () => {
 });
 
 test('outside src/auth, only its options and token stores are imported statically: the flow loads when OAuth is configured', () => {
-  const light = new Set(['auth/options.js', 'auth/token-store.js']);
+  const light = new Set(['auth/options.js', 'auth/token-store.js', 'auth/logout.js']);
   for (const file of files.filter((f) => !relative(f).startsWith('auth/'))) {
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from '([^']+)';/gms)) {

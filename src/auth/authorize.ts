@@ -4,6 +4,7 @@ import { type IssuedTokens, oauthClient, redeemCode } from './grants.js';
 import { type AuthContext, type OAuth, toAuthError } from './http.js';
 import { type LoopbackListener, listenable, startLoopbackListener } from './loopback.js';
 import type { ResolvedOAuthOptions } from './options.js';
+import { isClientRefusal, RefusedClient } from './refused-client.js';
 import { type ClientIdentity, resolveClient } from './registration.js';
 
 /** What one authorization code flow records before the user is sent away (2026-07-28 §Authorization Response Validation). */
@@ -81,17 +82,22 @@ export async function authorizeWithCode(
     );
     const landed = await waitForRedirect(show, url, listener, options.authorizationTimeout, context);
     const parameters = validateRedirect(oauth, found, client, pending, landed, context);
-    const tokens = await redeemCode(
-      oauth,
-      found,
-      client,
-      options,
-      parameters,
-      pending.redirectUri,
-      verifier,
-      context,
-    );
-    return { tokens, client };
+    try {
+      const tokens = await redeemCode(
+        oauth,
+        found,
+        client,
+        options,
+        parameters,
+        pending.redirectUri,
+        verifier,
+        context,
+      );
+      return { tokens, client };
+    } catch (error) {
+      if (isClientRefusal(error)) throw new RefusedClient(client.clientId, error);
+      throw error;
+    }
   } finally {
     await listener?.close();
   }
@@ -124,6 +130,9 @@ function authorizationUrl(
   parameters.set('state', pending.state);
   parameters.set('resource', found.resource);
   if (scopes.length > 0) parameters.set('scope', scopes.join(' '));
+  // OpenID Connect Core §11: a server ignores offline_access (and issues no refresh token)
+  // unless the user is asked to consent.
+  if (scopes.includes('offline_access')) parameters.set('prompt', 'consent');
   return url;
 }
 

@@ -132,11 +132,19 @@ async function findResourceMetadata(
 
 /**
  * The PRM `resource` must name this endpoint: the same origin, and a path the endpoint's path
- * starts with (the relaxed RFC 9728 §3.3 check the official SDKs apply). A foreign one stops the flow.
+ * starts with (the relaxed RFC 9728 §3.3 check the official SDKs apply). A foreign one stops the
+ * flow, and so does a missing one: RFC 9728 §2 requires the member, and without it nothing says
+ * the document is about this endpoint.
  */
 function checkResource(prm: ResourceMetadata, endpoint: URL, context: AuthContext): string {
   const value = prm.json.resource;
-  if (value === undefined) return canonicalResource(endpoint);
+  if (value === undefined) {
+    throw new AuthError(
+      'discovery',
+      `the protected resource metadata at ${displayUrl(prm.url)} has no resource (RFC 9728 requires it), so nothing says it is for ${displayUrl(endpoint)}; refusing to authorize, so no token is requested for an unknown resource: the server must name its resource in that document`,
+      { server: context.server },
+    );
+  }
   if (typeof value !== 'string' || !URL.canParse(value)) {
     throw new AuthError(
       'discovery',
@@ -161,7 +169,7 @@ function checkResource(prm: ResourceMetadata, endpoint: URL, context: AuthContex
 }
 
 /** The issuer's metadata from the first well-known URL that has it; a document naming another issuer is never used. */
-async function fetchAuthorizationServer(
+export async function fetchAuthorizationServer(
   oauth: OAuth,
   issuer: string,
   context: AuthContext,
@@ -206,7 +214,12 @@ async function fetchAuthorizationServer(
 }
 
 function checkEndpoints(as: AuthorizationServer, context: AuthContext): AuthorizationServer {
-  for (const name of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const) {
+  for (const name of [
+    'authorization_endpoint',
+    'token_endpoint',
+    'registration_endpoint',
+    'revocation_endpoint',
+  ] as const) {
     if (as[name] !== undefined)
       checkOAuthUrl(as[name], `the authorization server's ${name}`, 'discovery', context);
   }

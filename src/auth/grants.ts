@@ -15,6 +15,12 @@ export interface IssuedTokens {
   readonly expiresIn: number | undefined;
 }
 
+/** The refresh point, epoch ms: 10% of the lifetime (at most 30 s) before expiry. */
+export function refreshAt(expiresIn: number | undefined, now: number): number | undefined {
+  if (expiresIn === undefined) return undefined;
+  return now + expiresIn * 1000 - Math.min(30_000, expiresIn * 100);
+}
+
 export function oauthClient(identity: ClientIdentity): OAuthClient {
   return { client_id: identity.clientId, token_endpoint_auth_method: identity.authMethod };
 }

@@ -1,13 +1,15 @@
 import { channels, debug } from '../diagnostics.js';
 import { AuthError } from '../errors.js';
-import { authorizeWithCode } from './authorize.js';
 import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from './challenge.js';
 import { type Discovered, defaultEndpointsFailure, discover } from './discovery.js';
-import { clientCredentials, type IssuedTokens, jwtBearer, refresh } from './grants.js';
+import { pointEndpoint, storedForEndpoint } from './endpoint-tokens.js';
+import { withEntryLock } from './entry-lock.js';
+import { clientCredentials, type IssuedTokens, jwtBearer, refresh, refreshAt } from './grants.js';
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
-import { resolveClient } from './registration.js';
+import { authorizeReplacingRefusedClient, isClientRefusal, refusalNamed } from './refused-client.js';
+import { type ClientIdentity, existingClient, resolveClient } from './registration.js';
 import { type StoredTokens, tokensKey } from './token-store.js';
 
 /** Authorizations (or step-ups) one request may cause before it fails with an AuthError. */
@@ -40,12 +42,6 @@ export interface AuthProvider {
   appliesTo(url: URL): boolean;
 }
 
-/** The refresh point: 10% of the lifetime (at most 30 s) before expiry. */
-function refreshAt(expiresIn: number | undefined, now: number): number | undefined {
-  if (expiresIn === undefined) return undefined;
-  return now + expiresIn * 1000 - Math.min(30_000, expiresIn * 100);
-}
-
 /**
  * OAuth 2.1 for one MCP endpoint. Knows nothing of JSON-RPC or of the transport: it is given
  * challenges and hands out header values. Concurrent challenges join one flow, and concurrent
@@ -60,6 +56,9 @@ export class OAuthProvider implements AuthProvider {
   #boundIssuer: string | undefined;
   #flow: Promise<void> | undefined;
   #refreshing: Promise<void> | undefined;
+  #usingStored: Promise<void> | undefined;
+  /** `issuer resource` of the StoredResource this provider last wrote or read. */
+  #pointsTo: string | undefined;
   readonly #stepUps = new Map<string, number>();
 
   constructor(
@@ -93,6 +92,10 @@ export class OAuthProvider implements AuthProvider {
   }
 
   async authorizationHeader(): Promise<string | undefined> {
+    if (!this.#tokens && !this.#found) {
+      this.#usingStored ??= this.#useStored();
+      await this.#usingStored;
+    }
     const renewable = this.#tokens?.refreshToken || this.#options.grant !== 'authorization_code';
     if (this.#tokens?.refreshAt !== undefined && this.#tokens.refreshAt <= Date.now() && renewable) {
       this.#refreshing ??= this.#refreshDue().finally(() => {
@@ -101,6 +104,17 @@ export class OAuthProvider implements AuthProvider {
       await this.#refreshing;
     }
     return this.#tokens ? `Bearer ${this.#tokens.accessToken}` : undefined;
+  }
+
+  /**
+   * Tokens stored for this endpoint (by an earlier client or command) go out with the first
+   * request, before any discovery: a 401 for them still leads to a refresh or a new authorization.
+   */
+  async #useStored(): Promise<void> {
+    const found = await storedForEndpoint(this.#options.store, this.#endpoint, this.#options.issuer);
+    if (!found?.tokens || this.#tokens || this.#found) return;
+    this.#tokens = await this.#load(found.tokensKey);
+    this.#pointsTo = `${found.pointer.issuer} ${found.pointer.resource}`;
   }
 
   async onChallenge(input: ChallengeInput): Promise<'retry' | 'pass'> {
@@ -233,7 +247,13 @@ export class OAuthProvider implements AuthProvider {
           : undefined;
         tokens = await jwtBearer(oauth, found, client, this.#options, scopes, this.#context);
       } else {
-        const result = await authorizeWithCode(oauth, found, this.#options, scopes, this.#context);
+        const result = await authorizeReplacingRefusedClient(
+          oauth,
+          found,
+          this.#options,
+          scopes,
+          this.#context,
+        );
         this.#emit({
           event: 'registered',
           step: 'registration',
@@ -243,34 +263,63 @@ export class OAuthProvider implements AuthProvider {
         tokens = result.tokens;
       }
     } catch (error) {
+      const { clientId } = this.#options;
+      if (isClientRefusal(error) && clientId && this.#options.grant !== 'authorization_code')
+        throw this.#fail(await refusalNamed(found, this.#options, clientId, error, this.#context));
       throw this.#fail(defaultEndpointsFailure(error, found, this.#endpoint, this.#context));
     }
     await this.#save(key, found, tokens, scopes.join(' '));
     this.#emit({ event: 'authorized', step: 'token', issuer: found.issuer, scope: scopes.join(' ') });
   }
 
-  /** Refreshes; false when the refresh token is no longer good (then a full authorization follows). */
+  /**
+   * Refreshes once for every holder of the store entry: under the entry's lock, the entry is
+   * read again, and tokens another holder got meanwhile are taken instead of refreshing (a
+   * rotated refresh token used twice makes servers revoke the whole grant). False when the
+   * refresh token is no longer good (a full authorization follows). What another holder just
+   * stored is never deleted.
+   */
   async #tryRefresh(oauth: OAuth, found: Discovered, key: string, held: StoredTokens): Promise<boolean> {
-    try {
-      const client = await resolveClient(oauth, found, this.#options, undefined, this.#context);
-      const tokens = await refresh(oauth, found, client, this.#options, held.refreshToken!, this.#context);
-      await this.#save(key, found, tokens, held.scope ?? '');
-      this.#emit({ event: 'refreshed', step: 'refresh', issuer: found.issuer });
-      return true;
-    } catch (error) {
-      if (
-        error instanceof AuthError &&
-        (error.error === 'invalid_grant' ||
-          error.error === 'invalid_client' ||
-          error.error === 'unauthorized_client')
-      ) {
-        await this.#options.store.delete(key);
-        this.#tokens = undefined;
-        this.#emit({ event: 'failed', step: 'refresh', error: error.error });
-        return false;
+    return withEntryLock(this.#options.store, key, async () => {
+      const current = await this.#load(key);
+      if (current && current.accessToken !== held.accessToken && !this.#due(current)) {
+        this.#tokens = current;
+        return true;
       }
-      throw this.#fail(error);
-    }
+      const using = current?.refreshToken ? current : held;
+      if (!using.refreshToken) return false;
+      let client: ClientIdentity | undefined;
+      try {
+        client = await existingClient(found, this.#options, undefined);
+        if (!client) return this.#forget(key, using); // its client is gone: a new one authorizes
+        const tokens = await refresh(oauth, found, client, this.#options, using.refreshToken, this.#context);
+        await this.#save(key, found, tokens, using.scope ?? '');
+        this.#emit({ event: 'refreshed', step: 'refresh', issuer: found.issuer });
+        return true;
+      } catch (error) {
+        if (!(error instanceof AuthError) || (error.error !== 'invalid_grant' && !isClientRefusal(error)))
+          throw this.#fail(error);
+        this.#emit({ event: 'failed', step: 'refresh', error: error.error });
+        if (isClientRefusal(error) && client) {
+          const named = await refusalNamed(found, this.#options, client.clientId, error, this.#context);
+          if (named) throw this.#fail(named);
+        }
+        const now = await this.#load(key);
+        if (now && now.refreshToken !== using.refreshToken && !this.#due(now)) {
+          this.#tokens = now; // replaced meanwhile by a holder that does not lock
+          return true;
+        }
+        return this.#forget(key, using);
+      }
+    });
+  }
+
+  /** Drops tokens that can no longer be refreshed, unless the store holds others by now; false. */
+  async #forget(key: string, dead: StoredTokens): Promise<false> {
+    const now = await this.#load(key);
+    if (now && now.refreshToken === dead.refreshToken) await this.#options.store.delete(key);
+    this.#tokens = undefined;
+    return false;
   }
 
   /** The proactive refresh before a request; a refused refresh token leaves no token, so the 401 path authorizes again. */
@@ -320,6 +369,11 @@ export class OAuthProvider implements AuthProvider {
     };
     this.#tokens = stored;
     await this.#options.store.set(key, stored);
+    const pointsTo = `${found.issuer} ${found.resource}`;
+    if (this.#pointsTo !== pointsTo) {
+      await pointEndpoint(this.#options.store, this.#endpoint, found.issuer, found.resource);
+      this.#pointsTo = pointsTo;
+    }
   }
 
   #fail(error: unknown): unknown {
@@ -339,41 +393,4 @@ export class OAuthProvider implements AuthProvider {
   }
 }
 
-/** What `sendWithAuthorization` needs of an answer. */
-export interface ChallengeableResponse {
-  readonly status: number;
-  readonly wwwAuthenticate: string | readonly string[] | undefined;
-  /** Drops the body before a retry. */
-  discard?(): void;
-}
-
-/**
- * Sends one request with the provider's header, and on a challenge lets the provider act and
- * sends it again, at most MAX_AUTH_ATTEMPTS times. The transport's whole use of authorization.
- */
-export async function sendWithAuthorization<R extends ChallengeableResponse>(
-  provider: AuthProvider,
-  send: (authorization: string | undefined) => Promise<R>,
-  protocolVersion?: string,
-): Promise<R> {
-  for (let attempt = 0; ; attempt++) {
-    const authorization = await provider.authorizationHeader();
-    const response = await send(authorization);
-    if (response.status !== 401 && response.status !== 403) return response;
-    let verdict: 'retry' | 'pass';
-    try {
-      verdict = await provider.onChallenge({
-        status: response.status,
-        wwwAuthenticate: response.wwwAuthenticate,
-        sentAuthorization: authorization,
-        attempt,
-        ...(protocolVersion ? { protocolVersion } : {}),
-      });
-    } catch (error) {
-      response.discard?.();
-      throw error;
-    }
-    if (verdict === 'pass') return response;
-    response.discard?.();
-  }
-}
+export { type ChallengeableResponse, sendWithAuthorization } from './send.js';

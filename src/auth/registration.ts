@@ -35,6 +35,29 @@ export async function resolveClient(
   redirectUri: string | undefined,
   context: AuthContext,
 ): Promise<ClientIdentity> {
+  const existing = await existingClient(found, options, redirectUri);
+  if (existing) return existing;
+  const { as, issuer } = found;
+  if (!as.registration_endpoint) {
+    throw new AuthError(
+      'registration',
+      `the authorization server ${issuer} offers no dynamic client registration${as.client_id_metadata_document_supported ? '' : ' and no client ID metadata documents'}; register a client with it and set auth.clientId (and auth.clientSecret if it has one)${as.client_id_metadata_document_supported ? ', or set auth.clientMetadataUrl to a client ID metadata document you host' : ''}`,
+      { server: context.server },
+    );
+  }
+  return register(oauth, found, options, redirectUri, context);
+}
+
+/**
+ * The client resolveClient would use without registering one: configured, a metadata document,
+ * or a stored registration that is still good (its secret not expired); else undefined. A
+ * refresh uses only this: a refresh token is bound to the client it was issued to.
+ */
+export async function existingClient(
+  found: Discovered,
+  options: ResolvedOAuthOptions,
+  redirectUri: string | undefined,
+): Promise<ClientIdentity | undefined> {
   const { as, issuer } = found;
   if (options.clientId) {
     return {
@@ -62,7 +85,8 @@ export async function resolveClient(
   if (
     stored?.kind === 'client' &&
     stored.issuer === issuer &&
-    redirectMatches(stored.redirectUris, redirectUri)
+    redirectMatches(stored.redirectUris, redirectUri) &&
+    !secretExpired(stored)
   ) {
     return {
       issuer,
@@ -72,14 +96,7 @@ export async function resolveClient(
       how: 'stored',
     };
   }
-  if (!as.registration_endpoint) {
-    throw new AuthError(
-      'registration',
-      `the authorization server ${issuer} offers no dynamic client registration${as.client_id_metadata_document_supported ? '' : ' and no client ID metadata documents'}; register a client with it and set auth.clientId (and auth.clientSecret if it has one)${as.client_id_metadata_document_supported ? ', or set auth.clientMetadataUrl to a client ID metadata document you host' : ''}`,
-      { server: context.server },
-    );
-  }
-  return register(oauth, found, options, redirectUri, context);
+  return undefined;
 }
 
 async function register(
@@ -122,13 +139,19 @@ async function register(
       throw new AuthError(
         'registration',
         `${failure.message}; the server refused the redirect URI ${redirectUri}: set auth.redirectUrl to one it accepts, or register a client yourself and set auth.clientId`,
-        { error: failure.error, error_description: failure.error_description, status: failure.status },
+        {
+          server: context.server,
+          error: failure.error,
+          error_description: failure.error_description,
+          status: failure.status,
+        },
       );
     }
     throw failure;
   }
   const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
   if (secret) context.secrets.add(secret);
+  const expiresAt = registered.client_secret_expires_at;
   const method =
     (registered.token_endpoint_auth_method as TokenEndpointAuthMethod | undefined) ??
     (secret ? 'client_secret_basic' : requested);
@@ -137,6 +160,7 @@ async function register(
     issuer,
     clientId: registered.client_id,
     ...(secret ? { clientSecret: secret } : {}),
+    ...(secret && typeof expiresAt === 'number' && expiresAt > 0 ? { clientSecretExpiresAt: expiresAt } : {}),
     tokenEndpointAuthMethod: method,
     redirectUris: Array.isArray(registered.redirect_uris)
       ? (registered.redirect_uris as string[])
@@ -144,6 +168,11 @@ async function register(
   };
   await options.store.set(clientKey(issuer), stored);
   return { issuer, clientId: registered.client_id, authMethod: method, clientSecret: secret, how: 'dynamic' };
+}
+
+/** RFC 7591 §3.2.1: a secret past its `client_secret_expires_at` (epoch seconds; 0: never) is no longer accepted. */
+function secretExpired(stored: StoredClient): boolean {
+  return stored.clientSecretExpiresAt !== undefined && stored.clientSecretExpiresAt * 1000 <= Date.now();
 }
 
 /** `client_secret_basic` unless the server lists only `client_secret_post` (RFC 8414's default is basic). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { InProcessLocks } from './entry-lock.js';
 
 /** Tokens for one resource from one authorization server (`key`: `tokens <issuer> <resource>`). */
 export interface StoredTokens {
@@ -23,18 +24,45 @@ export interface StoredClient {
   readonly clientSecret?: string;
   readonly tokenEndpointAuthMethod: string;
   readonly redirectUris: readonly string[];
+  /** When the issued client secret expires, epoch seconds; absent or 0: never. Expired, the client registers again. */
+  readonly clientSecretExpiresAt?: number;
 }
 
-export type StoredAuth = StoredTokens | StoredClient;
+/**
+ * Which authorization server last issued tokens for one MCP endpoint (`key`: `resource <endpoint>`),
+ * so that a new client finds them and sends them on its very first request.
+ */
+export interface StoredResource {
+  readonly kind: 'resource';
+  readonly issuer: string;
+  /** The resource the tokens were issued for (RFC 8707), as the server's metadata names it. */
+  readonly resource: string;
+}
+
+export type StoredAuth = StoredTokens | StoredClient | StoredResource;
 
 /**
  * Where OAuth state is kept, keyed per authorization server (`issuer`) and resource, so that
  * nothing one server issued is ever offered to another. Values are plain JSON.
+ *
+ * Several clients (or processes) may share one store: a refresh re-reads the entry while holding
+ * `lock`, so only one of them trades a refresh token (servers that rotate refresh tokens revoke
+ * the whole grant when a used one comes back).
  */
 export interface TokenStore {
   get(key: string): Promise<StoredAuth | undefined>;
   set(key: string, value: StoredAuth): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * Optional: runs `critical` while no other holder of `key` runs its own, and resolves with its
+   * result. Without it, a lock shared by everything in this process using the same store object
+   * is used; implement it when the store is shared across processes.
+   */
+  lock?<T>(key: string, critical: () => Promise<T>): Promise<T>;
+}
+
+export function resourceKey(endpoint: string): string {
+  return `resource ${endpoint}`;
 }
 
 export function tokensKey(issuer: string, resource: string): string {
@@ -48,6 +76,12 @@ export function clientKey(issuer: string): string {
 /** The default store: this process's memory, gone when it exits. */
 export class MemoryTokenStore implements TokenStore {
   readonly #entries = new Map<string, StoredAuth>();
+  readonly #locks = new InProcessLocks();
+
+  /** Holds `key` within this process (a memory store is never shared with another). */
+  lock<T>(key: string, critical: () => Promise<T>): Promise<T> {
+    return this.#locks.run(key, critical);
+  }
 
   async get(key: string): Promise<StoredAuth | undefined> {
     return this.#entries.get(key);
@@ -71,21 +105,38 @@ interface FileContents {
   readonly entries: Record<string, StoredAuth>;
 }
 
+/** Longest wait for another process's lock on a token file, ms. */
+export const FILE_LOCK_WAIT_MS = 60_000;
+
 /**
  * Keeps OAuth state in one JSON file readable and writable by its owner only (mode 0600, in a
  * directory created 0700). Every write replaces the file atomically (a temporary file in the same
  * directory, flushed, then renamed), so a crash never leaves half a file, and every read goes to
  * the file, so several clients or processes sharing it see each other's tokens.
+ *
+ * `lock` holds the file across processes (a `<file>.lock` directory through `proper-lockfile`,
+ * a maintained library that keeps the lock fresh while held and takes over one a dead process
+ * left for 10 s), waiting at most FILE_LOCK_WAIT_MS for a live holder, then throwing an Error
+ * naming the file.
  */
 export class FileTokenStore implements TokenStore {
   readonly path: string;
   #writes: Promise<unknown> = Promise.resolve();
+  readonly #locks = new InProcessLocks();
 
   constructor(file: string) {
     if (typeof file !== 'string' || !path.isAbsolute(file)) {
       throw new TypeError(`FileTokenStore needs an absolute file path, got ${JSON.stringify(file)}`);
     }
     this.path = file;
+  }
+
+  lock<T>(_key: string, critical: () => Promise<T>): Promise<T> {
+    // One holder per file, whatever the key: the file is the unit other processes lock.
+    return this.#locks.run('file', async () => {
+      const { withFileLock } = await import('./file-lock.js');
+      return withFileLock(this.path, FILE_LOCK_WAIT_MS, critical);
+    });
   }
 
   async get(key: string): Promise<StoredAuth | undefined> {

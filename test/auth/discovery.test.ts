@@ -113,6 +113,16 @@ test('a PRM whose resource is another origin stops the flow before any authoriza
   assert.deepEqual(paths(auth), []);
 });
 
+test('a PRM without resource is refused like one naming another resource, before any authorization', async () => {
+  const { auth, rs } = await setup({}, { resource: null });
+  await rejectsAuth(
+    call(provider(rs.url, { onAuthorizationUrl: headlessConsent }), rs.url),
+    'discovery',
+    /has no resource \(RFC 9728 requires it\)/,
+  );
+  assert.deepEqual(paths(auth), []);
+});
+
 test('a PRM URL that redirects to a foreign origin is not followed', async () => {
   let foreignHits = 0;
   const foreign = createServer((_, response) => {

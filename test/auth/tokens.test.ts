@@ -101,7 +101,7 @@ test('a FileTokenStore shared by two clients: the second uses the first one\u201
     Object.values(contents.entries)
       .map((e) => e.kind)
       .sort(),
-    ['client', 'tokens'],
+    ['client', 'resource', 'tokens'],
   );
 });
 

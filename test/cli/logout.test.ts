@@ -1,11 +1,14 @@
 // Issue 18, the command line's token store: one owner-only file per HTTP server under the user's
 // config directory (written by the library's FileTokenStore), and `conduit-mcp logout`.
 import assert from 'node:assert/strict';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { clientKey, tokensKey } from '../../src/auth/token-store.js';
 import { configDirectory, serverKey, tokenFile, tokenStoreFor } from '../../src/cli/token-files.js';
+import type { StoredAuth } from '../../src/index.js';
+import { browser } from '../helpers/auth-browser.js';
+import { oidcClient, oidcScene, refreshRefused } from '../helpers/auth-oidc.js';
 import { buildOnce, run } from '../helpers/cli.js';
 import { temporaryDirectory } from '../helpers/fixtures.js';
 
@@ -84,7 +87,8 @@ describe('conduit-mcp logout', () => {
       out.stdout,
       `conduit-mcp: logged out of ${url}; removed from ${file}:\n` +
         '  the tokens from http://127.0.0.1:9/issuer (with a refresh token), scope mcp:read\n' +
-        '  the client registration with http://127.0.0.1:9/issuer (client id client-42)\n',
+        '  the client registration with http://127.0.0.1:9/issuer (client id client-42)\n' +
+        'conduit-mcp: not revoked: the refresh token and the access token (GET http://127.0.0.1:9/.well-known/oauth-authorization-server/issuer failed: bad port)\n',
     );
     for (const secret of [ACCESS, REFRESH, CLIENT_SECRET])
       assert.ok(!`${out.stdout}${out.stderr}`.includes(secret));
@@ -99,9 +103,17 @@ describe('conduit-mcp logout', () => {
     );
     const json = await run(['logout', '--json', other], { env });
     assert.equal(json.code, 0, json.stderr);
+    const unreachable =
+      'GET http://127.0.0.1:9/.well-known/oauth-authorization-server/issuer failed: bad port';
     assert.deepEqual(JSON.parse(json.stdout), {
       server: other,
       file: otherFile,
+      issuer: 'http://127.0.0.1:9/issuer',
+      revoked: [],
+      notRevoked: [
+        { token: 'refresh_token', reason: unreachable },
+        { token: 'access_token', reason: unreachable },
+      ],
       removed: [
         'the tokens from http://127.0.0.1:9/issuer (with a refresh token), scope mcp:read',
         'the client registration with http://127.0.0.1:9/issuer (client id client-42)',
@@ -153,5 +165,45 @@ describe('conduit-mcp logout', () => {
     assert.equal(out.code, 0, out.stderr);
     assert.equal(out.stdout, `conduit-mcp: removed ${file} (it held no readable entries) for ${url}\n`);
     assert.equal(existsSync(file), false);
+  });
+});
+
+describe('conduit-mcp logout against oidc-provider', () => {
+  test('revokes the tokens at the revocation endpoint (RFC 7009), says which were revoked, then removes the file', async () => {
+    const { as, mcp } = await oidcScene();
+    const home = temporaryDirectory();
+    const store = tokenStoreFor(mcp.url, path.join(home, 'conduit-mcp'));
+    const client = oidcClient(mcp.url, { store, onAuthorizationUrl: browser() });
+    await client.connect();
+    await client.close();
+    const entries = Object.values(
+      (JSON.parse(readFileSync(store.path, 'utf8')) as { entries: Record<string, StoredAuth> }).entries,
+    );
+    const stored = entries.find((entry) => entry.kind === 'tokens');
+    const registration = entries.find((entry) => entry.kind === 'client');
+    assert.ok(stored?.kind === 'tokens' && stored.refreshToken && registration?.kind === 'client');
+    const out = await run(['logout', mcp.url], { env: { ...process.env, XDG_CONFIG_HOME: home } });
+    assert.equal(out.code, 0, out.stderr);
+    assert.ok(
+      out.stdout.endsWith(
+        `\nconduit-mcp: revoked at ${as.issuer}: the refresh token\n` +
+          'conduit-mcp: not revoked: the access token (revoking the access token: the authorization server answered unsupported_token_type (Structured JWT Tokens cannot be revoked via the revocation_endpoint))\n',
+      ),
+      out.stdout,
+    );
+    assert.ok(!out.stdout.includes(stored.refreshToken) && !out.stdout.includes(stored.accessToken));
+    assert.equal(existsSync(store.path), false);
+    const revocations = as.requests.filter((r) => r.path === '/token/revocation');
+    assert.deepEqual(
+      revocations.map((r) => [r.tokenTypeHint, r.status]),
+      [
+        ['refresh_token', 200],
+        ['access_token', 400], // unsupported_token_type: its JWTs expire on their own
+      ],
+    );
+    assert.equal(
+      await refreshRefused(as.issuer, registration.clientId, stored.refreshToken, mcp.url),
+      'invalid_grant',
+    );
   });
 });

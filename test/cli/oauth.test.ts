@@ -59,16 +59,23 @@ describe('conduit-mcp and OAuth', () => {
         Object.values(stored.entries)
           .map((entry) => entry.kind)
           .sort(),
-        ['client', 'tokens'],
+        ['client', 'resource', 'tokens'],
       );
       // No credential the authorization server handed out shows in anything the command wrote.
       for (const credential of auth.issued) {
         assert.ok(!`${first.finished.stdout}${first.finished.stderr}`.includes(credential), credential);
       }
 
+      const seenBefore = mcp.server.requests.length;
       const second = await run(['call', 'echo', '--arg', 'text=again', mcp.server.url], { env });
       assert.equal(second.code, 0, second.stderr);
       assert.equal(second.stdout, 'again\n');
+      const secondRun = mcp.server.requests.slice(seenBefore);
+      assert.ok(
+        secondRun.length > 0 &&
+          secondRun.every((r) => r.path === '/mcp' && String(r.headers.authorization).startsWith('Bearer ')),
+        'the stored token goes out on the command\u2019s very first request: no 401, no metadata fetched',
+      );
       assert.doesNotMatch(second.stderr, /needs your authorization/);
       assert.equal(auth.tokenRequests('authorization_code').length, 1, 'no second consent');
 

@@ -120,7 +120,11 @@ test('oauth.store as a function gives each server its own store, told the name a
   }
   assert.deepEqual(asked.sort(), [`first ${mcp.server.url}`, `second ${mcp.server.url}?copy=2`]);
   for (const name of ['first', 'second']) {
-    assert.deepEqual(stores.get(name)!.kinds, ['tokens'], `${name}'s tokens are in its own store`);
+    assert.deepEqual(
+      stores.get(name)!.kinds,
+      ['tokens', 'resource'],
+      `${name}'s tokens are in its own store`,
+    );
   }
   assert.match(readFileSync(path.join(path.dirname(file), 'tokens.json'), 'utf8'), /ccessToken|access_token/);
 });
