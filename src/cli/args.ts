@@ -371,8 +371,8 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js, or give an http(s) URL`,
     );
   }
-  // servers, and tools without --server, take the whole file.
-  const wholeFile = command === 'servers' || (command === 'tools' && values.server === undefined);
+  // servers, and tools and call without --server, take the whole file.
+  const wholeFile = command === 'servers' || (/^(tools|call)$/.test(command) && values.server === undefined);
   if (command === 'servers' && (values.config === undefined || values.server !== undefined)) {
     throw new UsageProblem(
       'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json',

@@ -24,6 +24,8 @@ async function main(argv: string[]): Promise<number> {
     out: (text) => stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
     errIsTty: process.stderr.isTTY === true,
+    // A terminal that reports no size (0 columns) is taken as unbounded.
+    width: process.stdout.isTTY === true && process.stdout.columns > 0 ? process.stdout.columns : undefined,
     policy: argv.includes('--raw') ? RAW : SAFE,
   };
   const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');

@@ -6,6 +6,8 @@ export interface Output {
   err: (text: string) => void;
   /** Whether stderr is a terminal (live progress line). */
   errIsTty: boolean;
+  /** stdout's columns when it is a terminal (tables fit it); undefined otherwise (nothing is cut). */
+  width?: number | undefined;
   policy: TextPolicy;
 }
 

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '../index.js';
 import type { CliArguments } from './args.js';
+import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { FormTerminal } from './elicit.js';
 import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
-import { callTool, printToolResult } from './run.js';
 import { requestOptions } from './session.js';
 import type { Stopper } from './stop.js';
 import { readArgsJson } from './tool-arguments.js';
@@ -186,7 +186,7 @@ async function runShellLine(
       output.out(SHELL_HELP);
       return EXIT.ok;
     case 'tools':
-      output.out(toolsTable(policy, (await client.listTools(undefined, options)).tools));
+      output.out(toolsTable(policy, (await client.listTools(undefined, options)).tools, output.width));
       return EXIT.ok;
     case 'resources':
       output.out(resourcesTable(policy, (await client.listResources(undefined, options)).resources));
@@ -198,7 +198,15 @@ async function runShellLine(
       if (!target) throw new Error('call needs a tool name: call <tool> [key=value ...]');
       const json = rest.length === 1 && rest[0]!.trimStart().startsWith('{');
       const base = json ? readArgsJson(rest[0]!, () => '') : {};
-      const result = await callTool(client, cli, output, stopper, target, base, json ? [] : keyValues(rest));
+      const result = await callTool(
+        clientToolHost(client),
+        cli,
+        output,
+        stopper,
+        target,
+        base,
+        json ? [] : keyValues(rest),
+      );
       return printToolResult({ ...cli, json: false }, output, result);
     }
     case 'read':
