@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseCliArguments, USAGE, UsageProblem } from './args.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
-import { closableStdout, type Output } from './output.js';
+import { closableStderr, closableStdout, type Output } from './output.js';
 import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
@@ -20,9 +20,10 @@ async function main(argv: string[]): Promise<number> {
     // The reader may go away after the command has finished: the exit code still says so.
     process.exitCode = EXIT.outputClosed;
   });
+  const stderr = closableStderr();
   const output: Output = {
     out: (text) => stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
+    err: (text) => stderr(text.startsWith('\r') ? text : `${text}\n`),
     errIsTty: process.stderr.isTTY === true,
     // A terminal that reports no size (0 columns) is taken as unbounded.
     width: process.stdout.isTTY === true && process.stdout.columns > 0 ? process.stdout.columns : undefined,

@@ -12,6 +12,21 @@ export interface Output {
 }
 
 /**
+ * stderr that a reader may close early (`2>&1 | head`, a closed pipe): once a write fails, the
+ * rest of the messages are dropped. Messages are a side channel: losing them must not lose
+ * stdout's result or change the exit code, and an unhandled EPIPE would do both.
+ */
+export function closableStderr(): (text: string) => void {
+  let closed = false;
+  process.stderr.on('error', () => {
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) process.stderr.write(text);
+  };
+}
+
+/**
  * stdout that a reader may close early (`| head`): the first EPIPE calls `onClosed` once, and
  * everything written after it is dropped, so neither a stack trace nor a second error follows.
  */
