@@ -131,7 +131,7 @@ Commands:
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
   servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
-  complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template>
+  complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template> (--arg k=v: context)
   watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
   shell                   one server, many commands (tab completes tool names; history);
                           the server's forms (elicitation) are asked at the terminal
@@ -404,8 +404,8 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   if (values.args !== undefined && command !== 'call' && command !== 'shell') {
     throw new UsageProblem('--args is for call');
   }
-  if (values.arg !== undefined && command !== 'call' && command !== 'prompt') {
-    throw new UsageProblem('--arg is for call and prompt');
+  if (values.arg !== undefined && !['call', 'prompt', 'complete'].includes(command)) {
+    throw new UsageProblem('--arg is for call, prompt and complete (its context)');
   }
   const grant = values.grant;
   if (

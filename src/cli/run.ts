@@ -264,7 +264,12 @@ async function dispatch(
       const name = rest.join(':');
       const ref = kind === 'prompt' ? { type: 'ref/prompt', name } : { type: 'ref/resource', uri: name };
       const [argument, value] = cli.completeArgument!;
-      const { completion } = await client.complete({ ref, argument: { name: argument, value } }, options);
+      // The values already chosen (`--arg department=Sales`): completions that depend on them.
+      const context = cli.args.length > 0 ? { context: { arguments: Object.fromEntries(cli.args) } } : {};
+      const { completion } = await client.complete(
+        { ref, argument: { name: argument, value }, ...context },
+        options,
+      );
       print(
         () =>
           [
