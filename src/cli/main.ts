@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { parseCliArguments, USAGE, UsageProblem } from './args.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
+import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';
+import { usesPool } from './pool-commands.js';
 import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
@@ -30,13 +32,14 @@ async function main(argv: string[]): Promise<number> {
     policy: argv.includes('--raw') ? RAW : SAFE,
   };
   const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  let context: MessageContext | undefined;
   const fail = (error: unknown): number => {
     const code = exitCodeFor(error);
     if (code === EXIT.outputClosed) return code;
     if (json) {
-      stdout.write(`${JSON.stringify(jsonFailure(error, code), null, 2)}\n`);
+      stdout.write(`${JSON.stringify(jsonFailure(error, code, context), null, 2)}\n`);
     }
-    output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
+    output.err(`conduit-mcp: ${describeFailure(error, output.policy, context)}`);
     return code;
   };
   let cli: ReturnType<typeof parseCliArguments>;
@@ -54,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
     output.out(`conduit-mcp ${version()}`);
     return EXIT.ok;
   }
+  // A whole-file command's failures are each server's: they name their server themselves.
+  if (!usesPool(cli)) context = messageContextOf(cli);
   installSignalHandlers(stopper, output.err);
   try {
     const code = await runCommand(cli, output, stopper);

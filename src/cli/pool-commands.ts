@@ -3,6 +3,7 @@ import type { CliArguments } from './args.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
 import { EXIT } from './exit-codes.js';
+import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
 import { oneLine, table, toolsTable } from './render.js';
 import type { TextPolicy } from './sanitize.js';
@@ -44,7 +45,7 @@ export async function runPoolCommand(cli: CliArguments, output: Output, stopper:
   for (const s of pool.status()) {
     if (s.state !== 'ready' && s.state !== 'disabled' && s.state !== 'needs_auth') {
       output.err(
-        `conduit-mcp: ${s.name} is ${s.state}: ${output.policy.line(s.error?.message ?? 'no error')}`,
+        `conduit-mcp: ${s.name} is ${s.state}: ${output.policy.line(poolMessage(s.error?.message ?? 'no error', s.name))}`,
       );
     }
   }
@@ -107,7 +108,7 @@ function statusTable(policy: TextPolicy, status: ServerStatus[], width: number |
       s.toolCount === undefined ? '-' : String(s.toolCount),
       s.state === 'needs_auth'
         ? 'waits for your consent (see below)'
-        : oneLine(policy, s.error?.message ?? '', Number.POSITIVE_INFINITY),
+        : oneLine(policy, poolMessage(s.error?.message ?? '', s.name), Number.POSITIVE_INFINITY),
     ]),
     { width, wrap: [4] },
   );

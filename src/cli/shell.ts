@@ -7,6 +7,7 @@ import type { CliArguments } from './args.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { FormTerminal } from './elicit.js';
 import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
+import { messageContextOf } from './messages.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
 import { requestOptions } from './session.js';
@@ -173,7 +174,7 @@ export async function runShell(
         code = new Interrupted('SIGINT').exitCode;
       } else {
         code = exitCodeFor(error);
-        output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
+        output.err(`conduit-mcp: ${describeFailure(error, output.policy, messageContextOf(cli))}`);
       }
     } finally {
       running = undefined;

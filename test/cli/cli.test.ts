@@ -147,7 +147,7 @@ describe('usage and failures', () => {
   test('a configuration error names the option and exits 2', async () => {
     const { code, stderr } = await run(['tools', '--cwd', '/no/such/dir', ...DEMO]);
     assert.equal(code, 2);
-    assert.match(stderr, /transport\.cwd/);
+    assert.match(stderr, /^conduit-mcp: --cwd must be an existing directory/m);
     noStackTrace(stderr);
   });
 
