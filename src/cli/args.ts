@@ -121,7 +121,7 @@ export const HELP_HINT = "run 'conduit-mcp --help' for usage";
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] <https://host/mcp>   an HTTP server (Streamable HTTP or HTTP+SSE)
        conduit-mcp <command> [options] --config <file> --server <name>
-       conduit-mcp servers|tools --config <file>     every server of the file, started in parallel
+       conduit-mcp servers|tools|call --config <file>   every server of the file, started in parallel
 
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
