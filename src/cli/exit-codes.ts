@@ -121,7 +121,9 @@ export function describeFailure(error: unknown, policy: TextPolicy, context?: Me
   let message: string;
   if (error instanceof InvalidArguments) return error.message;
   if (error instanceof UsageProblem) return `${error.message}\n${HELP_HINT}`;
-  const words = (text: string) => (context ? inCommandWords(text, context) : text);
+  // The command's own errors (a stop, its deadlines) are in its words already.
+  const ours = error instanceof Interrupted || error instanceof CliTimeout || error instanceof Unsupported;
+  const words = (text: string) => (context && !ours ? inCommandWords(text, context) : text);
   if (error instanceof McpError) {
     message = `the server answered error ${error.code}: ${policy.line(withoutRepeatedCode(words(error.message), error.code))}`;
   } else if (error instanceof RequestTimeoutError) {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { closeLater } from '../helpers/auth-setup.js';
-import { buildOnce, CLI_SERVER, run } from '../helpers/cli.js';
+import { buildOnce, CLI_SERVER, run, start } from '../helpers/cli.js';
 import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { startProtectedMcp } from '../helpers/protected-mcp.js';
@@ -106,4 +106,16 @@ test('--no-login: the reason, without the hook that carried it', async () => {
     /^conduit-mcp: --no-login: \S+ needs your authorization; run the command once without --no-login/m,
   );
   noLibraryWords(refused.stderr);
+});
+
+test("the command's own messages are not put under a config entry's name", async () => {
+  const file = path.join(temporaryDirectory(), 'mcp.json');
+  const slow = { command: process.execPath, args: [fixture('cli-server.mjs'), '--silent'] };
+  writeFileSync(file, JSON.stringify({ mcpServers: { slow } }));
+  const cli = start(['inspect', '--verbose', '--config', file, '--server', 'slow']);
+  await cli.waitFor(/spawned .* \(pid \d+\)/);
+  cli.child.kill('SIGINT');
+  const result = await cli.finished;
+  assert.equal(result.code, 130, result.stderr);
+  assert.match(result.stderr, /^conduit-mcp: stopped by SIGINT$/m);
 });
