@@ -105,6 +105,16 @@ export function closeReasonOf(error: unknown): CloseReason | undefined {
   return undefined;
 }
 
+/** The command's own errors (usage, a stop, its deadlines) are in its words already. */
+function isOwnError(error: unknown): boolean {
+  return (
+    error instanceof UsageProblem ||
+    error instanceof Interrupted ||
+    error instanceof CliTimeout ||
+    error instanceof Unsupported
+  );
+}
+
 /** The end of the server's stderr, when it explains a failure. */
 export function stderrTailOf(error: unknown): string | undefined {
   const reason = closeReasonOf(error) as { stderrTail?: string } | undefined;
@@ -121,9 +131,7 @@ export function describeFailure(error: unknown, policy: TextPolicy, context?: Me
   let message: string;
   if (error instanceof InvalidArguments) return error.message;
   if (error instanceof UsageProblem) return `${error.message}\n${HELP_HINT}`;
-  // The command's own errors (a stop, its deadlines) are in its words already.
-  const ours = error instanceof Interrupted || error instanceof CliTimeout || error instanceof Unsupported;
-  const words = (text: string) => (context && !ours ? inCommandWords(text, context) : text);
+  const words = (text: string) => (context && !isOwnError(error) ? inCommandWords(text, context) : text);
   if (error instanceof McpError) {
     message = `the server answered error ${error.code}: ${policy.line(withoutRepeatedCode(words(error.message), error.code))}`;
   } else if (error instanceof RequestTimeoutError) {
@@ -162,7 +170,7 @@ export function jsonFailure(error: unknown, exitCode: number, context?: MessageC
   const body: Record<string, unknown> = {
     code,
     message:
-      error instanceof Error && !(error instanceof UsageProblem) && context
+      error instanceof Error && !isOwnError(error) && context
         ? inCommandWords(error.message, context)
         : error instanceof Error
           ? error.message
