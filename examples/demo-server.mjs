@@ -8,7 +8,7 @@ const MODERN = '2026-07-28';
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const serverInfo = { name: 'conduit-demo', version: '1.0.0' };
-const capabilities = { tools: {}, resources: {}, prompts: {} };
+const capabilities = { tools: {}, resources: {}, prompts: {}, completions: {} };
 const instructions = 'A demo server: count down with progress, add numbers, read the about page.';
 
 const tools = [
@@ -33,9 +33,35 @@ const tools = [
   },
 ];
 const resources = [{ uri: 'demo://about', name: 'about', mimeType: 'text/plain' }];
+const resourceTemplates = [
+  {
+    uriTemplate: 'demo://notes/{topic}',
+    name: 'notes',
+    mimeType: 'text/plain',
+    description: 'Notes on a topic',
+  },
+];
 const prompts = [
   { name: 'greet', description: 'Greets someone', arguments: [{ name: 'name', required: true }] },
+  {
+    name: 'colleague',
+    description: 'Introduces a colleague of a department',
+    arguments: [
+      { name: 'department', required: true },
+      { name: 'name', required: true },
+    ],
+  },
 ];
+
+// What completion/complete offers: names to greet, departments, each department's people (a
+// completion that depends on the department already chosen: context.arguments), note topics.
+const NAMES = ['Ada', 'Alan', 'Alonzo', 'Barbara', 'Edsger', 'Grace', 'Margaret'];
+const STAFF = {
+  Engineering: ['Ada', 'Alan', 'Grace'],
+  Research: ['Alonzo', 'Barbara'],
+  Sales: ['Margaret', 'Mary', 'Max'],
+};
+const TOPICS = ['mcp', 'progress', 'prompts', 'resources', 'tools'];
 
 const write = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -74,12 +100,37 @@ async function callTool(params) {
   throw new InvalidParams(`Unknown tool: ${params.name}`);
 }
 
+/** The values of one completion/complete request: those that start with what was typed (case ignored). */
+function completionValues(params) {
+  const { ref = {}, argument = {}, context } = params;
+  let candidates = [];
+  if (ref.type === 'ref/prompt' && ref.name === 'greet' && argument.name === 'name') candidates = NAMES;
+  if (ref.type === 'ref/prompt' && ref.name === 'colleague') {
+    if (argument.name === 'department') candidates = Object.keys(STAFF);
+    if (argument.name === 'name') {
+      const department = context?.arguments?.department;
+      // Without the department there is nobody to offer yet: it narrows who works there.
+      candidates = STAFF[department] ?? [];
+    }
+  }
+  if (ref.type === 'ref/resource' && ref.uri === 'demo://notes/{topic}' && argument.name === 'topic') {
+    candidates = TOPICS;
+  }
+  const typed = String(argument.value ?? '').toLowerCase();
+  const values = candidates.filter((value) => value.toLowerCase().startsWith(typed));
+  return { completion: { values, total: values.length, hasMore: false } };
+}
+
 const methods = {
   'tools/list': () => ({ tools }),
   'tools/call': callTool,
   'resources/list': () => ({ resources }),
-  'resources/templates/list': () => ({ resourceTemplates: [] }),
+  'resources/templates/list': () => ({ resourceTemplates }),
   'resources/read': (params) => {
+    const topic = /^demo:\/\/notes\/([a-z]+)$/.exec(params.uri)?.[1];
+    if (topic !== undefined && TOPICS.includes(topic)) {
+      return { contents: [{ uri: params.uri, mimeType: 'text/plain', text: `Notes on ${topic}.` }] };
+    }
     if (params.uri !== 'demo://about') throw new InvalidParams(`Unknown resource: ${params.uri}`);
     return {
       contents: [{ uri: params.uri, mimeType: 'text/plain', text: 'ConduitMCP demo server, plain Node.' }],
@@ -87,10 +138,16 @@ const methods = {
   },
   'prompts/list': () => ({ prompts }),
   'prompts/get': (params) => {
+    if (params.name === 'colleague') {
+      const { department, name } = params.arguments ?? {};
+      const text = `Introduce ${name}, who works in ${department}.`;
+      return { messages: [{ role: 'user', content: { type: 'text', text } }] };
+    }
     if (params.name !== 'greet') throw new InvalidParams(`Unknown prompt: ${params.name}`);
     const name = params.arguments?.name ?? 'world';
     return { messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}.` } }] };
   },
+  'completion/complete': completionValues,
   ping: () => ({}),
 };
 

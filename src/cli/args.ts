@@ -121,7 +121,7 @@ export const HELP_HINT = "run 'conduit-mcp --help' for usage";
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] <https://host/mcp>   an HTTP server (Streamable HTTP or HTTP+SSE)
        conduit-mcp <command> [options] --config <file> --server <name>
-       conduit-mcp servers|tools --config <file>     every server of the file, started in parallel
+       conduit-mcp servers|tools|call --config <file>   every server of the file, started in parallel
 
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
@@ -131,7 +131,7 @@ Commands:
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
   servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
-  complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template>
+  complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template> (--arg k=v: context)
   watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
   shell                   one server, many commands (tab completes tool names; history);
                           the server's forms (elicitation) are asked at the terminal
@@ -371,8 +371,8 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js, or give an http(s) URL`,
     );
   }
-  // servers, and tools without --server, take the whole file.
-  const wholeFile = command === 'servers' || (command === 'tools' && values.server === undefined);
+  // servers, and tools and call without --server, take the whole file.
+  const wholeFile = command === 'servers' || (/^(tools|call)$/.test(command) && values.server === undefined);
   if (command === 'servers' && (values.config === undefined || values.server !== undefined)) {
     throw new UsageProblem(
       'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json',
@@ -404,8 +404,8 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   if (values.args !== undefined && command !== 'call' && command !== 'shell') {
     throw new UsageProblem('--args is for call');
   }
-  if (values.arg !== undefined && command !== 'call' && command !== 'prompt') {
-    throw new UsageProblem('--arg is for call and prompt');
+  if (values.arg !== undefined && !['call', 'prompt', 'complete'].includes(command)) {
+    throw new UsageProblem('--arg is for call, prompt and complete (its context)');
   }
   const grant = values.grant;
   if (

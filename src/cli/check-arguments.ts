@@ -1,6 +1,7 @@
 import { checkSchema, type SchemaError, type Tool } from '../index.js';
 import { InvalidArguments } from './args.js';
 import { acceptedTypes, describeParameters, describeValueType, listTypes } from './tool-arguments.js';
+import { didYouMean } from './undeclared-arguments.js';
 
 /** Keywords that only say "something below failed". */
 const WRAPPERS = new Set([
@@ -32,7 +33,7 @@ function describeErrors(tool: Tool, args: Record<string, unknown>, errors: reado
     if (error.keyword === 'required' && property !== undefined)
       problems.push(`missing required argument ${property}`);
     if (error.keyword === 'additionalProperties' && property !== undefined) {
-      problems.push(`unknown argument ${property}`);
+      problems.push(`unknown argument ${property}${didYouMean(property, tool)}`);
       explained.add(property);
     }
   }

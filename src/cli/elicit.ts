@@ -1,12 +1,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { ClientHandlers } from '../index.js';
+import { answerField, type FormField, question } from './form-fields.js';
 import type { Output } from './output.js';
-
-interface Field {
-  name: string;
-  schema: Record<string, unknown>;
-  required: boolean;
-}
 
 type Answer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' | 'cancel' };
 
@@ -73,35 +68,6 @@ export class FormTerminal {
   }
 }
 
-/** The typed value of one answer, or a reason it is not one. */
-function convert(field: Field, text: string): { value: unknown } | { problem: string } {
-  const schema = field.schema;
-  const options = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
-  if (options) {
-    const index = /^\d+$/.test(text) ? Number(text) - 1 : -1;
-    const chosen = options[index] ?? options.find((option) => String(option) === text);
-    return chosen === undefined
-      ? { problem: `choose one of ${options.map(String).join(', ')}` }
-      : { value: chosen };
-  }
-  switch (schema.type) {
-    case 'boolean':
-      if (/^(y|yes|true)$/i.test(text)) return { value: true };
-      if (/^(n|no|false)$/i.test(text)) return { value: false };
-      return { problem: 'answer y or n' };
-    case 'integer':
-    case 'number': {
-      const number = Number(text);
-      if (text === '' || !Number.isFinite(number)) return { problem: 'a number, please' };
-      if (schema.type === 'integer' && !Number.isInteger(number))
-        return { problem: 'a whole number, please' };
-      return { value: number };
-    }
-    default:
-      return { value: text };
-  }
-}
-
 /** Asks each field of a form on the terminal (stderr), then whether to send it. */
 async function fillForm(
   rl: Interface,
@@ -114,7 +80,7 @@ async function fillForm(
   const schema = (params.requestedSchema ?? {}) as Record<string, unknown>;
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const fields: Field[] = Object.entries(properties).map(([name, fieldSchema]) => ({
+  const fields: FormField[] = Object.entries(properties).map(([name, fieldSchema]) => ({
     name,
     schema: fieldSchema ?? {},
     required: required.has(name),
@@ -127,26 +93,16 @@ async function fillForm(
   }
   const content: Record<string, unknown> = {};
   for (const field of fields) {
-    const title = line(String(field.schema.title ?? field.name));
-    const options = Array.isArray(field.schema.enum)
-      ? ` (${(field.schema.enum as unknown[]).map((option, index) => `${index + 1}=${line(String(option))}`).join(', ')})`
-      : field.schema.type === 'boolean'
-        ? ' (y/n)'
-        : '';
-    const hint = field.schema.description ? ` - ${line(String(field.schema.description))}` : '';
+    // Each field is checked as it is answered, and asked again until it passes: a mistake costs
+    // one answer, not the whole form.
     for (;;) {
-      const text = await ask(rl, `  ${title}${field.required ? '*' : ''}${options}${hint}: `, signal);
-      if (text === '') {
-        if (!field.required) break;
-        output.err('  (required)');
-        continue;
-      }
-      const converted = convert(field, text);
-      if ('value' in converted) {
-        content[field.name] = converted.value;
+      const answer = await answerField(field, await ask(rl, question(field, output.policy), signal));
+      if ('skip' in answer) break;
+      if ('value' in answer) {
+        content[field.name] = answer.value;
         break;
       }
-      output.err(`  (${converted.problem})`);
+      output.err(`  (${line(answer.problem)})`);
     }
   }
   const send = await ask(rl, 'Send? [Y/n, c to cancel] ', signal);

@@ -13,6 +13,7 @@ import {
   UnsupportedProtocolVersionError,
 } from '../index.js';
 import { HELP_HINT, InvalidArguments, UsageProblem } from './args.js';
+import { inCommandWords, type MessageContext, withoutRepeatedCode } from './messages.js';
 import type { TextPolicy } from './sanitize.js';
 
 /** One code per outcome; the README and --help list them. */
@@ -105,6 +106,16 @@ export function closeReasonOf(error: unknown): CloseReason | undefined {
   return undefined;
 }
 
+/** The command's own errors (usage, a stop, its deadlines) are in its words already. */
+function isOwnError(error: unknown): boolean {
+  return (
+    error instanceof UsageProblem ||
+    error instanceof Interrupted ||
+    error instanceof CliTimeout ||
+    error instanceof Unsupported
+  );
+}
+
 /** The end of the server's stderr, when it explains a failure. */
 export function stderrTailOf(error: unknown): string | undefined {
   const reason = closeReasonOf(error) as { stderrTail?: string } | undefined;
@@ -113,13 +124,17 @@ export function stderrTailOf(error: unknown): string | undefined {
 
 const TAIL_LINES = 20;
 
-/** What failed and what to do, for stderr: no stack trace; the server's words made visible. */
-export function describeFailure(error: unknown, policy: TextPolicy): string {
+/**
+ * What failed and what to do, for stderr: no stack trace; the server's words made visible; the
+ * library's words put in the command's (`context`: the server the command line names).
+ */
+export function describeFailure(error: unknown, policy: TextPolicy, context?: MessageContext): string {
   let message: string;
   if (error instanceof InvalidArguments) return error.message;
   if (error instanceof UsageProblem) return `${error.message}\n${HELP_HINT}`;
+  const words = (text: string) => (context && !isOwnError(error) ? inCommandWords(text, context) : text);
   if (error instanceof McpError) {
-    message = `the server answered error ${error.code}: ${policy.line(error.message)}`;
+    message = `the server answered error ${error.code}: ${policy.line(withoutRepeatedCode(words(error.message), error.code))}`;
   } else if (error instanceof RequestTimeoutError) {
     message = error.message.endsWith('(maxTotalTimeout)')
       ? `${policy.line(error.message.replace(/ \(maxTotalTimeout\)$/, ''))}: --max-time, the hard cap per request, passed; raise it if the tool needs longer`
@@ -130,7 +145,7 @@ export function describeFailure(error: unknown, policy: TextPolicy): string {
   } else if (error instanceof CapabilityError) {
     message = `${policy.line(error.message)} (conduit-mcp inspect shows what the server offers)`;
   } else if (error instanceof Error) {
-    message = policy.line(error.message);
+    message = policy.line(words(error.message));
   } else {
     message = policy.line(String(error));
   }
@@ -143,7 +158,7 @@ export function describeFailure(error: unknown, policy: TextPolicy): string {
 }
 
 /** `{ "error": { code, message, exitCode, ... } }` for --json. */
-export function jsonFailure(error: unknown, exitCode: number): unknown {
+export function jsonFailure(error: unknown, exitCode: number, context?: MessageContext): unknown {
   const code =
     error instanceof InvalidArguments
       ? 'CONDUIT_INVALID_ARGUMENTS'
@@ -158,7 +173,12 @@ export function jsonFailure(error: unknown, exitCode: number): unknown {
               : ((error as { code?: unknown })?.code ?? 'CONDUIT_ERROR');
   const body: Record<string, unknown> = {
     code,
-    message: error instanceof Error ? error.message : String(error),
+    message:
+      error instanceof Error && !isOwnError(error) && context
+        ? inCommandWords(error.message, context)
+        : error instanceof Error
+          ? error.message
+          : String(error),
     exitCode,
   };
   if (error instanceof McpError && error.data !== undefined) body.data = error.data;

@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { parseCliArguments, USAGE, UsageProblem } from './args.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
-import { closableStdout, type Output } from './output.js';
+import { type MessageContext, messageContextOf } from './messages.js';
+import { closableStderr, closableStdout, type Output } from './output.js';
+import { usesPool } from './pool-commands.js';
 import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
@@ -20,20 +22,24 @@ async function main(argv: string[]): Promise<number> {
     // The reader may go away after the command has finished: the exit code still says so.
     process.exitCode = EXIT.outputClosed;
   });
+  const stderr = closableStderr();
   const output: Output = {
     out: (text) => stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(text.startsWith('\r') ? text : `${text}\n`),
+    err: (text) => stderr(text.startsWith('\r') ? text : `${text}\n`),
     errIsTty: process.stderr.isTTY === true,
+    // A terminal that reports no size (0 columns) is taken as unbounded.
+    width: process.stdout.isTTY === true && process.stdout.columns > 0 ? process.stdout.columns : undefined,
     policy: argv.includes('--raw') ? RAW : SAFE,
   };
   const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  let context: MessageContext | undefined;
   const fail = (error: unknown): number => {
     const code = exitCodeFor(error);
     if (code === EXIT.outputClosed) return code;
     if (json) {
-      stdout.write(`${JSON.stringify(jsonFailure(error, code), null, 2)}\n`);
+      stdout.write(`${JSON.stringify(jsonFailure(error, code, context), null, 2)}\n`);
     }
-    output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
+    output.err(`conduit-mcp: ${describeFailure(error, output.policy, context)}`);
     return code;
   };
   let cli: ReturnType<typeof parseCliArguments>;
@@ -51,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
     output.out(`conduit-mcp ${version()}`);
     return EXIT.ok;
   }
+  // A whole-file command's failures are each server's: they name their server themselves.
+  if (!usesPool(cli)) context = messageContextOf(cli);
   installSignalHandlers(stopper, output.err);
   try {
     const code = await runCommand(cli, output, stopper);

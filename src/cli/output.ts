@@ -6,7 +6,24 @@ export interface Output {
   err: (text: string) => void;
   /** Whether stderr is a terminal (live progress line). */
   errIsTty: boolean;
+  /** stdout's columns when it is a terminal (tables fit it); undefined otherwise (nothing is cut). */
+  width?: number | undefined;
   policy: TextPolicy;
+}
+
+/**
+ * stderr that a reader may close early (`2>&1 | head`, a closed pipe): once a write fails, the
+ * rest of the messages are dropped. Messages are a side channel: losing them must not lose
+ * stdout's result or change the exit code, and an unhandled EPIPE would do both.
+ */
+export function closableStderr(): (text: string) => void {
+  let closed = false;
+  process.stderr.on('error', () => {
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) process.stderr.write(text);
+  };
 }
 
 /**

@@ -3,23 +3,71 @@ import type { CliArguments } from './args.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
 import { EXIT } from './exit-codes.js';
+import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
 import { oneLine, table, toolsTable } from './render.js';
 import type { TextPolicy } from './sanitize.js';
+import type { Stopper } from './stop.js';
 import { tokenStoreFor } from './token-files.js';
 
-/** `servers`, and `tools --config` without `--server`: every server of the file, as one pool. */
+/** `servers`, and `tools`/`call` with `--config` but no `--server`: every server of the file, as one pool. */
 export function usesPool(cli: CliArguments): boolean {
   return (
     cli.command === 'servers' ||
-    (cli.command === 'tools' && cli.config !== undefined && cli.server === undefined)
+    ((cli.command === 'tools' || cli.command === 'call') &&
+      cli.config !== undefined &&
+      cli.server === undefined)
   );
 }
 
-export async function runPoolCommand(cli: CliArguments, output: Output): Promise<number> {
+/**
+ * Runs a whole-file command. A stop (Ctrl-C, a signal, stdout closed) abandons the starts still
+ * pending and the lists still asked for: leaving this function disposes of the pool, which closes
+ * every server (started or not), so the exit follows the signal instead of the slowest start.
+ */
+export async function runPoolCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
+  await using pool = openPool(cli, output);
+  await stopper.race(pool.connect());
+  if (cli.command === 'call') {
+    const { callPoolTool } = await import('./pool-call.js');
+    return await callPoolTool(pool, cli, output, stopper);
+  }
+  const print = (human: () => string, json: unknown) =>
+    output.out(cli.json ? JSON.stringify(json, null, 2) : human());
+  if (cli.command === 'servers') {
+    await stopper.race(pool.listTools().catch(() => undefined)); // fills the tool counts; a collision is not this command's concern
+    const status = pool.status();
+    print(() => statusTable(output.policy, status, output.width), status.map(statusJson));
+    consentHints(cli, output, status);
+    return status.every((s) => s.state === 'ready' || s.state === 'disabled') ? EXIT.ok : EXIT.serverDown;
+  }
+  const { tools } = await stopper.race(pool.listTools());
+  for (const s of pool.status()) {
+    if (s.state !== 'ready' && s.state !== 'disabled' && s.state !== 'needs_auth') {
+      output.err(
+        `conduit-mcp: ${s.name} is ${s.state}: ${output.policy.line(poolMessage(s.error?.message ?? 'no error', s.name))}`,
+      );
+    }
+  }
+  consentHints(cli, output, pool.status());
+  print(
+    () => toolsTable(output.policy, tools, output.width),
+    tools.map(({ name, server, originalName, description, inputSchema }) => ({
+      name,
+      server,
+      originalName,
+      description,
+      inputSchema,
+    })),
+  );
+  return EXIT.ok;
+}
+
+/** The config file's servers as one pool (nothing started yet); the file's own problems are reported once. */
+function openPool(cli: CliArguments, output: Output): ClientPool {
   const file = cli.config!;
-  loadCliConfig(file, output.err); // the file's own problems and warnings, once, before anything starts
-  await using pool = ClientPool.fromConfigFile(file, {
+  loadCliConfig(file, output.err);
+  return ClientPool.fromConfigFile(file, {
     input: configInputs(file),
     // The token files `--server NAME` logs in to (and `logout` clears), so that a server
     // authorized there is ready here. A listing never waits for a browser: see consentHints.
@@ -31,36 +79,6 @@ export async function runPoolCommand(cli: CliArguments, output: Output): Promise
     },
     ...(cli.timeout ? { startTimeout: cli.timeout } : {}),
   });
-  await pool.connect();
-  const print = (human: () => string, json: unknown) =>
-    output.out(cli.json ? JSON.stringify(json, null, 2) : human());
-  if (cli.command === 'servers') {
-    await pool.listTools().catch(() => undefined); // fills the tool counts; a collision is not this command's concern
-    const status = pool.status();
-    print(() => statusTable(output.policy, status), status.map(statusJson));
-    consentHints(cli, output, status);
-    return status.every((s) => s.state === 'ready' || s.state === 'disabled') ? EXIT.ok : EXIT.serverDown;
-  }
-  const { tools } = await pool.listTools();
-  for (const s of pool.status()) {
-    if (s.state !== 'ready' && s.state !== 'disabled' && s.state !== 'needs_auth') {
-      output.err(
-        `conduit-mcp: ${s.name} is ${s.state}: ${output.policy.line(s.error?.message ?? 'no error')}`,
-      );
-    }
-  }
-  consentHints(cli, output, pool.status());
-  print(
-    () => toolsTable(output.policy, tools),
-    tools.map(({ name, server, originalName, description, inputSchema }) => ({
-      name,
-      server,
-      originalName,
-      description,
-      inputSchema,
-    })),
-  );
-  return EXIT.ok;
 }
 
 /** How to authorize each server that waits for a user's consent, in the command's own words. */
@@ -79,18 +97,20 @@ function quoteArgument(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-function statusTable(policy: TextPolicy, status: ServerStatus[]): string {
+/** The ERROR column is whole (its end says what to do); on a terminal it wraps to fit. */
+function statusTable(policy: TextPolicy, status: ServerStatus[], width: number | undefined): string {
   return table(
     ['SERVER', 'STATE', 'ERA', 'TOOLS', 'ERROR'],
     status.map((s) => [
-      oneLine(policy, s.name, 30),
+      oneLine(policy, s.name, Number.POSITIVE_INFINITY),
       s.state,
       s.era ?? '-',
       s.toolCount === undefined ? '-' : String(s.toolCount),
       s.state === 'needs_auth'
         ? 'waits for your consent (see below)'
-        : oneLine(policy, s.error?.message ?? '', 100),
+        : oneLine(policy, poolMessage(s.error?.message ?? '', s.name), Number.POSITIVE_INFINITY),
     ]),
+    { width, wrap: [4] },
   );
 }
 

@@ -11,6 +11,7 @@ import type {
   Tool,
 } from '../index.js';
 import type { TextPolicy } from './sanitize.js';
+import { type TableLayout, table } from './table.js';
 import { describeParameters } from './tool-arguments.js';
 
 /** One line of at most `max` characters, its control characters shown (or kept, under --raw). */
@@ -24,18 +25,7 @@ export function oneLine(policy: TextPolicy, value: unknown, max = 100): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** A plain text table: a header row, then rows, columns padded to their widest cell. */
-export function table(headers: string[], rows: string[][]): string {
-  if (rows.length === 0) return '  (none)';
-  const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const format = (cells: string[]) =>
-    `  ${cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')}`.trimEnd();
-  return [format(headers), ...rows.map(format)].join('\n');
-}
+export { table } from './table.js';
 
 export function describeCapabilities(
   policy: TextPolicy,
@@ -52,15 +42,20 @@ export function describeCapabilities(
   return parts.length ? parts.join(', ') : '(none)';
 }
 
-/** NAME, PARAMETERS (`name: type`, `*` when required) and DESCRIPTION (the title when it has none). */
-export function toolsTable(policy: TextPolicy, tools: Tool[]): string {
+/**
+ * NAME, PARAMETERS (`name: type`, `*` when required) and DESCRIPTION (the title when it has none).
+ * A name is never cut (it is typed back: `call <name>`), nor are the parameters; on a terminal
+ * (`width`, its columns) the parameters and the description wrap to fit.
+ */
+export function toolsTable(policy: TextPolicy, tools: Tool[], width?: number): string {
   return table(
     ['NAME', 'PARAMETERS', 'DESCRIPTION'],
     tools.map((tool) => [
-      oneLine(policy, tool.name, 40),
-      oneLine(policy, describeParameters(tool), 60),
+      oneLine(policy, tool.name, Number.POSITIVE_INFINITY),
+      oneLine(policy, describeParameters(tool), Number.POSITIVE_INFINITY),
       oneLine(policy, tool.description ?? tool.title, 80),
     ]),
+    { width, wrap: [1, 2] } satisfies TableLayout,
   );
 }
 

@@ -1,14 +1,7 @@
 import dc from 'node:diagnostics_channel';
-import {
-  type CallToolResult,
-  type Client,
-  type CloseReason,
-  ConnectionClosedError,
-  describeCloseReason,
-  type Progress,
-  type Tool,
-} from '../index.js';
+import { type Client, type CloseReason, ConnectionClosedError, describeCloseReason } from '../index.js';
 import { type CliArguments, UsageProblem } from './args.js';
+import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import { elicitationHandler, FormTerminal } from './elicit.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
@@ -18,7 +11,6 @@ import {
   renderPrompt,
   renderResource,
   renderServer,
-  renderToolResult,
   resourcesTable,
   templatesTable,
   toolsTable,
@@ -26,7 +18,7 @@ import {
 import { saveBinaries } from './save.js';
 import { clientFor, connectWithin, requestOptions } from './session.js';
 import type { Stopper } from './stop.js';
-import { readArgsJson, toolArguments } from './tool-arguments.js';
+import { readAllStdin, readArgsJson } from './tool-arguments.js';
 import { startTrace } from './trace.js';
 
 /** `--verbose`: subscribed until the process ends, so the server's shutdown shows too. */
@@ -140,31 +132,9 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-let progressShown = false;
-
-function progressLine(output: Output): (progress: Progress) => void {
-  if (!output.errIsTty) return () => {};
-  return (progress) => {
-    progressShown = true;
-    const total = progress.total !== undefined ? `/${progress.total}` : '';
-    const message = output.policy.line(progress.message ?? '');
-    output.err(`\r\u001b[2K${progress.progress}${total} ${message}`.trimEnd());
-  };
-}
-
-/**
- * `--args -`: all of stdin, read as a stream. `readFileSync(0)` fails with EAGAIN when stdin is a
- * pipe in non-blocking mode that the writer has not filled yet (a large input, a busy machine).
- */
-async function readAllStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
 export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
-  if (usesPool(cli)) return runPoolCommand(cli, output);
+  if (usesPool(cli)) return runPoolCommand(cli, output, stopper);
   if (cli.command === 'logout') {
     const { logout } = await import('./logout.js');
     return logout(cli, output);
@@ -230,7 +200,7 @@ async function dispatch(
             renderServer(policy, client),
             '',
             `Tools (${tools.length})`,
-            toolsTable(policy, tools),
+            toolsTable(policy, tools, output.width),
             '',
             `Resources (${resources.length})`,
             resourcesTable(policy, resources),
@@ -257,7 +227,7 @@ async function dispatch(
     }
     case 'tools': {
       const { tools } = await client.listTools(undefined, options);
-      print(() => toolsTable(policy, tools), tools);
+      print(() => toolsTable(policy, tools, output.width), tools);
       return EXIT.ok;
     }
     case 'resources': {
@@ -271,7 +241,8 @@ async function dispatch(
       return EXIT.ok;
     }
     case 'call': {
-      const result = await callTool(client, cli, output, stopper, cli.target!, baseArguments, cli.args);
+      const host = clientToolHost(client);
+      const result = await callTool(host, cli, output, stopper, cli.target!, baseArguments, cli.args);
       return printToolResult(cli, output, result);
     }
     case 'read': {
@@ -293,7 +264,12 @@ async function dispatch(
       const name = rest.join(':');
       const ref = kind === 'prompt' ? { type: 'ref/prompt', name } : { type: 'ref/resource', uri: name };
       const [argument, value] = cli.completeArgument!;
-      const { completion } = await client.complete({ ref, argument: { name: argument, value } }, options);
+      // The values already chosen (`--arg department=Sales`): completions that depend on them.
+      const context = cli.args.length > 0 ? { context: { arguments: Object.fromEntries(cli.args) } } : {};
+      const { completion } = await client.complete(
+        { ref, argument: { name: argument, value }, ...context },
+        options,
+      );
       print(
         () =>
           [
@@ -314,46 +290,6 @@ async function dispatch(
     case 'logout':
       throw new Error(`${cli.command} runs before any server starts (runCommand)`);
   }
-}
-
-/** Calls a tool with its arguments typed by (and checked against) the tool's input schema. */
-export async function callTool(
-  client: Client,
-  cli: CliArguments,
-  output: Output,
-  stopper: Stopper,
-  name: string,
-  baseArguments: Record<string, unknown>,
-  args: ReadonlyArray<[string, string]>,
-): Promise<CallToolResult> {
-  const options = requestOptions(cli, stopper);
-  let tool: Tool | undefined;
-  if (client.serverCapabilities?.tools) {
-    tool = (await client.listTools(undefined, options)).tools.find((candidate) => candidate.name === name);
-  }
-  const toolArgs = toolArguments(baseArguments, args, tool);
-  if (tool && cli.validate) {
-    const { checkArguments } = await import('./check-arguments.js');
-    await checkArguments(tool, toolArgs, output.err);
-  }
-  const onProgress = cli.json ? () => {} : progressLine(output);
-  const result = await client.callTool(
-    { name, arguments: toolArgs },
-    requestOptions(cli, stopper, onProgress),
-  );
-  if (progressShown) output.err('\r\u001b[2K');
-  progressShown = false;
-  return result;
-}
-
-export function printToolResult(cli: CliArguments, output: Output, result: CallToolResult): number {
-  const saved = cli.outputDir ? saveBinaries(cli.outputDir, result.content ?? []) : new Map();
-  output.out(
-    cli.json
-      ? JSON.stringify(result, null, 2)
-      : renderToolResult(output.policy, result, { structured: cli.structured, saved }),
-  );
-  return result.isError ? EXIT.serverError : EXIT.ok;
 }
 
 /** Prints change notifications as they arrive, until stopped or the server goes away. */

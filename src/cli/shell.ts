@@ -4,11 +4,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '../index.js';
 import type { CliArguments } from './args.js';
+import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { FormTerminal } from './elicit.js';
 import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
+import { messageContextOf } from './messages.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
-import { callTool, printToolResult } from './run.js';
 import { requestOptions } from './session.js';
 import type { Stopper } from './stop.js';
 import { readArgsJson } from './tool-arguments.js';
@@ -115,10 +116,16 @@ export async function runShell(
     if (!closed) rl.prompt();
   };
   formTerminal.attach(rl);
-  // Ctrl-C at the prompt clears the line (in a form, the form's own handler cancels it); a signal
-  // during a command stops the run as usual.
+  /** The command running now: Ctrl-C on the terminal cancels it, and the shell goes on. */
+  let running: AbortController | undefined;
+  // Ctrl-C at the prompt clears the line (in a form, the form's own handler cancels it); during a
+  // command, it cancels that command. A signal (piped, or kill) stops the run as usual.
   rl.on('SIGINT', () => {
     if (formTerminal.asking) return;
+    if (running) {
+      running.abort(new CommandCancelled());
+      return;
+    }
     rl.write(null, { ctrl: true, name: 'u' });
     process.stdout.write('\n');
     prompt();
@@ -149,12 +156,28 @@ export async function runShell(
     }
     if (line === 'exit' || line === 'quit') break;
     let code: number;
+    const command = new AbortController();
+    running = command;
+    // A cancelled command is left at once: the next one need not wait for its request to settle.
+    const cancelled = new Promise<never>((_, reject) =>
+      command.signal.addEventListener('abort', () => reject(command.signal.reason), { once: true }),
+    );
     try {
-      code = await runShellLine(client, cli, output, stopper, splitWords(line));
+      code = await Promise.race([
+        runShellLine(client, cli, output, stopper, splitWords(line), command.signal),
+        cancelled,
+      ]);
     } catch (error) {
       if (error instanceof Interrupted || error instanceof OutputClosed) throw error;
-      code = exitCodeFor(error);
-      output.err(`conduit-mcp: ${describeFailure(error, output.policy)}`);
+      if (error instanceof CommandCancelled) {
+        output.err('conduit-mcp: cancelled');
+        code = new Interrupted('SIGINT').exitCode;
+      } else {
+        code = exitCodeFor(error);
+        output.err(`conduit-mcp: ${describeFailure(error, output.policy, messageContextOf(cli))}`);
+      }
+    } finally {
+      running = undefined;
     }
     if (firstFailure === EXIT.ok) firstFailure = code;
     prompt();
@@ -171,22 +194,38 @@ function keyValues(words: string[]): Array<[string, string]> {
   });
 }
 
+/** Ctrl-C during a shell command: that command is cancelled, the shell goes on. */
+class CommandCancelled extends Error {
+  constructor() {
+    super('cancelled by Ctrl-C');
+  }
+}
+
 async function runShellLine(
   client: Client,
   cli: CliArguments,
-  output: Output,
+  shellOutput: Output,
   stopper: Stopper,
   words: string[],
+  signal: AbortSignal,
 ): Promise<number> {
   const [command, target, ...rest] = words;
-  const options = requestOptions(cli, stopper);
+  const run = requestOptions(cli, stopper);
+  const options = { ...run, signal: AbortSignal.any([run.signal!, signal]) };
+  // A cancelled command's late answer is not printed: the shell has moved on.
+  const output: Output = {
+    ...shellOutput,
+    out: (text) => {
+      if (!signal.aborted) shellOutput.out(text);
+    },
+  };
   const policy = output.policy;
   switch (command) {
     case 'help':
       output.out(SHELL_HELP);
       return EXIT.ok;
     case 'tools':
-      output.out(toolsTable(policy, (await client.listTools(undefined, options)).tools));
+      output.out(toolsTable(policy, (await client.listTools(undefined, options)).tools, output.width));
       return EXIT.ok;
     case 'resources':
       output.out(resourcesTable(policy, (await client.listResources(undefined, options)).resources));
@@ -198,7 +237,16 @@ async function runShellLine(
       if (!target) throw new Error('call needs a tool name: call <tool> [key=value ...]');
       const json = rest.length === 1 && rest[0]!.trimStart().startsWith('{');
       const base = json ? readArgsJson(rest[0]!, () => '') : {};
-      const result = await callTool(client, cli, output, stopper, target, base, json ? [] : keyValues(rest));
+      const result = await callTool(
+        clientToolHost(client),
+        cli,
+        output,
+        stopper,
+        target,
+        base,
+        json ? [] : keyValues(rest),
+        signal,
+      );
       return printToolResult({ ...cli, json: false }, output, result);
     }
     case 'read':

@@ -78,9 +78,16 @@ export function listTypes(types: Set<JsonType>): string {
 /**
  * One `--arg` value, typed by what the schema accepts: a value that parses as JSON of an accepted
  * type is sent as that type (`5` as a number, `null` as null, `["a"]` as an array); otherwise,
- * when a string is accepted, as the string written; otherwise a usage error naming the types.
+ * when a string is accepted or `strict` is off (`--no-validate`), as the string written;
+ * otherwise a usage error naming the types.
  */
-export function typeArgument(key: string, raw: string, schema: unknown, root: Schema): unknown {
+export function typeArgument(
+  key: string,
+  raw: string,
+  schema: unknown,
+  root: Schema,
+  strict = true,
+): unknown {
   const types = acceptedTypes(schema, root);
   // A parameter the schema does not type (or does not name) gets the text as written.
   if (types === undefined || (types.size === 1 && types.has('string'))) return raw;
@@ -97,8 +104,18 @@ export function typeArgument(key: string, raw: string, schema: unknown, root: Sc
       return parsed;
     }
   }
-  if (types.has('string')) return raw;
+  if (types.has('string') || !strict) return raw;
   throw new UsageProblem(`--arg ${key} must be ${listTypes(types)} (as JSON), got ${JSON.stringify(raw)}`);
+}
+
+/**
+ * `--args -`: all of stdin, read as a stream. `readFileSync(0)` fails with EAGAIN when stdin is a
+ * pipe in non-blocking mode that the writer has not filled yet (a large input, a busy machine).
+ */
+export async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads `--args`: a JSON object, `@file.json`, or `-` for stdin. */
@@ -131,11 +148,15 @@ export function readArgsJson(value: string, readStdin: () => string): Record<str
   return parsed as Record<string, unknown>;
 }
 
-/** The tool's arguments: `--args` first, then each `--arg`, typed by the tool's input schema. */
+/**
+ * The tool's arguments: `--args` first, then each `--arg`, typed by the tool's input schema;
+ * `strict` off (`--no-validate`): a value the schema would refuse is sent as written.
+ */
 export function toolArguments(
   base: Record<string, unknown>,
   args: ReadonlyArray<[string, string]>,
   tool: Tool | undefined,
+  strict = true,
 ): Record<string, unknown> {
   const result = { ...base };
   const root = (tool?.inputSchema ?? {}) as Schema;
@@ -144,7 +165,7 @@ export function toolArguments(
     const schema = Object.hasOwn(properties, key)
       ? properties[key]
       : (root.additionalProperties ?? undefined);
-    result[key] = typeArgument(key, raw, schema, root);
+    result[key] = typeArgument(key, raw, schema, root, strict);
   }
   return result;
 }

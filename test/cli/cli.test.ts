@@ -21,7 +21,7 @@ describe('against the demo server', () => {
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^Server\s+conduit-demo 1\.0\.0$/m);
     assert.match(stdout, /^Era\s+modern \(protocol 2026-07-28\)$/m);
-    assert.match(stdout, /^Capabilities\s+tools, resources, prompts$/m);
+    assert.match(stdout, /^Capabilities\s+tools, resources, prompts, completions$/m);
     assert.match(stdout, /^Instructions\s+A demo server/m);
     assert.match(stdout, /^ {2}countdown\s+from\*: integer, delayMs: integer\s+Counts down/m);
     assert.match(stdout, /^ {2}demo:\/\/about\s+about\s+text\/plain$/m);
@@ -40,7 +40,10 @@ describe('against the demo server', () => {
       ['countdown', 'add'],
     );
     assert.equal(report.resources.length, 1);
-    assert.deepEqual(report.resourceTemplates, []);
+    assert.deepEqual(
+      report.resourceTemplates.map((template: { uriTemplate: string }) => template.uriTemplate),
+      ['demo://notes/{topic}'],
+    );
     assert.equal(report.prompts[0].name, 'greet');
   });
 
@@ -60,7 +63,7 @@ describe('against the demo server', () => {
       assert.equal(human.code, 0);
       assert.match(human.stdout, new RegExp(name));
       const json = await run([command, '--json', ...DEMO]);
-      assert.equal(JSON.parse(json.stdout).length, command === 'tools' ? 2 : 1);
+      assert.equal(JSON.parse(json.stdout).length, command === 'resources' ? 1 : 2);
     }
   });
 
@@ -144,7 +147,7 @@ describe('usage and failures', () => {
   test('a configuration error names the option and exits 2', async () => {
     const { code, stderr } = await run(['tools', '--cwd', '/no/such/dir', ...DEMO]);
     assert.equal(code, 2);
-    assert.match(stderr, /transport\.cwd/);
+    assert.match(stderr, /^conduit-mcp: --cwd must be an existing directory/m);
     noStackTrace(stderr);
   });
 

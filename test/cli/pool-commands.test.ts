@@ -61,7 +61,7 @@ test('servers --config: the status table of every server, started in parallel; e
   assert.match(stdout, /^ {2}SERVER\s+STATE\s+ERA\s+TOOLS\s+ERROR$/m);
   assert.match(stdout, /^ {2}alpha\s+ready\s+legacy\s+2$/m);
   assert.match(stdout, /^ {2}beta\s+ready\s+legacy\s+1$/m);
-  assert.match(stdout, /^ {2}broken\s+failed\s+-\s+-\s+broken: .*exited with status 4\)$/m);
+  assert.match(stdout, /^ {2}broken\s+failed\s+-\s+-\s+initialize failed: .*exited with status 4\)$/m);
   assert.match(stdout, /^ {2}off\s+disabled\s+-\s+-$/m);
   assert.match(
     stderr,

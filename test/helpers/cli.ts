@@ -112,13 +112,15 @@ export function shellQuote(word: string): string {
 
 /**
  * Runs the command under a pseudo-terminal (`script -qfec`): stdin, stdout and stderr are a TTY.
- * `keys` are typed one chunk at a time, each after `pattern` shows (or after a pause).
+ * `keys` are typed one chunk at a time, each after `pattern` shows (or after a pause). `columns`
+ * sets the terminal's width (`stty cols`) before the command starts.
  */
 export function startInTerminal(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; columns?: number } = {},
 ) {
-  const command = [process.execPath, bin, ...args].map(shellQuote).join(' ');
+  const resize = options.columns !== undefined ? `stty cols ${options.columns} rows 50; ` : '';
+  const command = resize + [process.execPath, bin, ...args].map(shellQuote).join(' ');
   const started = performance.now();
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: root,
