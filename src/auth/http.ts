@@ -1,3 +1,4 @@
+import type { allowInsecureRequests, customFetch } from 'oauth4webapi';
 import { channels } from '../diagnostics.js';
 import { AuthError, type AuthStep } from '../errors.js';
 import { isLoopbackName, isPrivateAddress, type OAuthFetch, PrivateAddressError } from './network-policy.js';
@@ -92,8 +93,15 @@ export function requestSignal(context: AuthContext): AbortSignal {
   return context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
 }
 
+/** What requestOptions gives every oauth4webapi call (named, so that the .d.ts can name the symbols). */
+export interface OAuthRequestOptions {
+  signal: AbortSignal;
+  [customFetch]: OAuthFetch;
+  [allowInsecureRequests]: boolean;
+}
+
 /** Options for every oauth4webapi call to `url`: the time limit, and http: only for loopback. */
-export function requestOptions(oauth: OAuth, url: string | URL, context: AuthContext) {
+export function requestOptions(oauth: OAuth, url: string | URL, context: AuthContext): OAuthRequestOptions {
   const target = typeof url === 'string' ? new URL(url) : url;
   return {
     signal: requestSignal(context),

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** A mistake in how the command was called: one line on stderr, exit code 2. */
@@ -394,7 +396,11 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
       'no server: add -- <command> [args...], an http(s) URL, or --config <file> --server <name>',
     );
   }
-  if (serverCommand.length > 0 && /\s/.test(serverCommand[0]!)) {
+  // A full path to an existing file (C:\Program Files\nodejs\node.exe) is left to the library to judge.
+  const spacedFile =
+    path.isAbsolute(serverCommand[0] ?? '') &&
+    statSync(serverCommand[0]!, { throwIfNoEntry: false })?.isFile();
+  if (serverCommand.length > 0 && /\s/.test(serverCommand[0]!) && !spacedFile) {
     throw new UsageProblem(
       `the server command ${JSON.stringify(serverCommand[0])} contains whitespace, which commands may not: ` +
         'for a script at such a path, run it through its interpreter (-- node "/my dir/server.js"); ' +

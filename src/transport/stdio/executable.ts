@@ -97,6 +97,29 @@ export function resolveExecutable(
   return { ok: false, problem: 'missing', searched };
 }
 
+/** A path from a root: a drive (`C:\`) or a share (`\\host\share`) on Windows, `/` elsewhere. */
+function isFullPath(command: string, platform: NodeJS.Platform): boolean {
+  return platform === 'win32' ? /^([a-z]:[\\/]|[\\/]{2}[^\\/])/i.test(command) : command.startsWith('/');
+}
+
+/**
+ * Whether a command with whitespace in it is one path, spaces and all: a full path naming an
+ * existing executable (on Windows found as it would be run, PATHEXT extensions included), such
+ * as `C:\Program Files\nodejs\node.exe`. A relative command with whitespace is never one: it
+ * looks like a command line (`npx -y server`), and no shell splits it.
+ */
+export function isSpacedExecutablePath(
+  command: string,
+  platform: NodeJS.Platform,
+  pathExt: string | undefined,
+  probe: Probe = defaultProbe,
+): boolean {
+  if (!isFullPath(command, platform)) return false;
+  const api = platform === 'win32' ? path.win32 : path.posix;
+  const cwd = api.parse(command).root;
+  return resolveExecutable(command, { platform, pathValue: undefined, pathExt, cwd }, probe).ok;
+}
+
 let lastPathValue: string | undefined;
 let lastPathAbsolute = false;
 

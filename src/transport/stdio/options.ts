@@ -12,6 +12,7 @@ import {
   ownProperties,
   rejectUnknownKeys,
 } from '../../validate.js';
+import { isSpacedExecutablePath } from './executable.js';
 
 /** Where the server's stderr goes. It is never merged into stdout and never captured. */
 export type StderrOption = 'inherit' | 'discard' | { readonly file: string };
@@ -20,7 +21,11 @@ export type EnvValue = string | Secret;
 
 /** How to launch a local MCP server. Every duration is in milliseconds, every size in bytes. */
 export interface StdioOptions {
-  /** Executable name (looked up in the child's PATH on every start) or path; no whitespace. */
+  /**
+   * Executable name (looked up in the child's PATH on every start) or path. Whitespace only in a
+   * full path naming an existing executable (`C:\Program Files\nodejs\node.exe`); arguments go in
+   * `args`. On Windows, npm's `.cmd` shims (`npx`, a package's bin) run as the node script they start.
+   */
   readonly command: string;
   /** Arguments, passed as they are: no shell ever sees them. @defaultValue [] */
   readonly args?: readonly string[];
@@ -36,7 +41,10 @@ export interface StdioOptions {
    * @defaultValue 0
    */
   readonly stderrTail?: number;
-  /** Windows: allow `.bat`/`.cmd` executables (arguments with `"%^&|<>` are still refused). @defaultValue false */
+  /**
+   * Windows: allow `.bat`/`.cmd` executables other than npm's shims, which never need it (arguments
+   * with `"%^&|<>` are still refused). @defaultValue false
+   */
   readonly allowBatchFiles?: boolean;
   /** Longest line the server may write; a longer one closes with `message_too_large`. @defaultValue 8388608 */
   readonly maxMessageBytes?: number;
@@ -155,15 +163,17 @@ export function normalizeCommand(value: unknown, key: string): string {
       `${key} is required: the executable to run, e.g. 'node' or '/usr/bin/python3', got ${describe(value)}`,
     );
   }
-  if (/\s/.test(value) && statSync(value, { throwIfNoEntry: false })?.isFile()) {
-    // A real file whose path has a space: splitting it would only give a wrong command.
-    throw new ConfigError(
-      key,
-      `${key} must not contain whitespace, and ${describe(value)} does: to run that file, run it through its ` +
-        `interpreter (e.g. command: 'node', args: [${JSON.stringify(value)}]) or link it from a path without spaces`,
-    );
-  }
-  if (/\s/.test(value)) {
+  // C:\Program Files\nodejs\node.exe is one path to an executable, spaces and all.
+  if (/\s/.test(value) && !isSpacedExecutablePath(value, process.platform, process.env.PATHEXT)) {
+    if (statSync(value, { throwIfNoEntry: false })?.isFile()) {
+      // A real file whose path has a space: splitting it would only give a wrong command.
+      throw new ConfigError(
+        key,
+        `${key} may contain whitespace only as a full path to an executable, and ${describe(value)} is not one: ` +
+          `to run that file, run it through its interpreter (e.g. command: 'node', args: [${JSON.stringify(value)}]) ` +
+          'or link it from a path without spaces',
+      );
+    }
     throw new ConfigError(
       key,
       `${key} must be the executable alone, without spaces, got ${describe(value)}: put arguments in args ` +

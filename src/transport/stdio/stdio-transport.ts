@@ -15,15 +15,9 @@ import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { type PreparedMeta, serializeLine } from '../../jsonrpc/serialize.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
+import { batchFileLaunch } from './batch-launch.js';
 import { buildEnvironment, getVariable, redact, secretValues } from './environment.js';
-import {
-  batchFileInvocation,
-  batchFileProblem,
-  execFindsWhatWeWould,
-  hasPathSeparator,
-  isBatchFile,
-  resolveExecutable,
-} from './executable.js';
+import { execFindsWhatWeWould, hasPathSeparator, isBatchFile, resolveExecutable } from './executable.js';
 import { trackLiveServer, untrackLiveServer } from './exit-hook.js';
 import { Framer } from './framer.js';
 import { type ResolvedStdioOptions, resolveStdioOptions, type StdioOptions } from './options.js';
@@ -282,18 +276,24 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       const checked = check();
       if ('problem' in checked) throw checked.problem;
       file = checked.file;
-      const refused = batchFileProblem(file, options.args, options.allowBatchFiles, platform);
-      if (refused)
-        throw new ConfigError(
-          this.#keyPrefix ? `${this.#keyPrefix}.allowBatchFiles` : 'allowBatchFiles',
-          refused,
-        );
       if (isBatchFile(file, platform)) {
-        ({ file, args, windowsVerbatimArguments } = batchFileInvocation(
-          file,
-          options.args,
-          getVariable(process.env, 'COMSPEC', platform),
-        ));
+        const launch = await batchFileLaunch(file, options.args, {
+          platform,
+          allowBatchFiles: options.allowBatchFiles,
+          env,
+          cwd,
+          pathValue,
+          pathExt: getVariable(env, 'PATHEXT', platform),
+          comspec: getVariable(process.env, 'COMSPEC', platform),
+        });
+        if ('problem' in launch) {
+          if (!launch.key) throw fail(launch.problem);
+          throw new ConfigError(
+            this.#keyPrefix ? `${this.#keyPrefix}.${launch.key}` : launch.key,
+            launch.problem,
+          );
+        }
+        ({ file, args, windowsVerbatimArguments } = launch);
       }
     }
 

@@ -660,7 +660,7 @@ test('a command that is a file whose path has a space is not split into a wrong 
     (error: unknown) =>
       error instanceof ConfigError &&
       error.key === 'command' &&
-      error.message.includes('must not contain whitespace') &&
+      error.message.includes('may contain whitespace only as a full path to an executable') &&
       error.message.includes(`args: [${JSON.stringify(file)}]`) &&
       !error.message.includes('put arguments in args'),
   );
