@@ -12,6 +12,7 @@ import { NotRepresentableError, toGeminiParameters } from './schema/gemini.js';
 import { inlineRefs } from './schema/inline-refs.js';
 import type { JsonSchema, SchemaObject } from './schema/json-schema-node.js';
 import { NotPortableError, toPortableSchema } from './schema/portable.js';
+import { flattenRootUnion } from './schema/root-union.js';
 import { NotStrictError, toStrictSchema } from './schema/strict.js';
 import type { Provider } from './types.js';
 
@@ -39,15 +40,16 @@ export function convertTool(provider: Provider, tool: Tool, options: ConvertOpti
   }
   const inlined = inlineRefs(tool.inputSchema as JsonSchema);
   if ('error' in inlined) return { error: inlined.error };
+  const schema = flattenRootUnion(inlined.schema);
   try {
     if (provider === 'gemini') {
-      const parameters = toGeminiParameters(inlined.schema);
+      const parameters = toGeminiParameters(schema);
       return checked(checkGemini(parameters), { parameters, strict: false });
     }
     let note: string | undefined;
     if ((provider === 'openai' || provider === 'openai-responses') && options.strict !== false) {
       try {
-        const parameters = toStrictSchema(inlined.schema);
+        const parameters = toStrictSchema(schema);
         const problems = checkOpenAIStrict(parameters);
         if (problems.length === 0) return { parameters, strict: true };
         note = `offered without strict mode: ${problems.slice(0, 3).join('; ')}`;
@@ -56,7 +58,7 @@ export function convertTool(provider: Provider, tool: Tool, options: ConvertOpti
         note = `offered without strict mode: ${error.message}`;
       }
     }
-    const parameters = toPortableSchema(inlined.schema);
+    const parameters = toPortableSchema(schema);
     const result = checked(checkJsonSchemaObject(parameters), { parameters, strict: false });
     return note !== undefined && !('error' in result) ? { ...result, note } : result;
   } catch (error) {
