@@ -7,6 +7,9 @@
 import type { CallToolResult, ContentBlock } from '../index.js';
 import type { MediaSupport, RenderedPart, RenderedResult } from './types.js';
 
+/** What the model reads when every block of a result was for the user only. */
+export const USER_ONLY = '[the result was shown to the user only]';
+
 /** The parts of `result` a model with `media` support is shown. */
 export function renderResult(result: CallToolResult, media: MediaSupport): RenderedResult {
   const content = Array.isArray(result.content) ? result.content : [];
@@ -17,6 +20,8 @@ export function renderResult(result: CallToolResult, media: MediaSupport): Rende
   }
   if (parts.length === 0 && result.structuredContent !== undefined && content.length === 0) {
     parts.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  } else if (parts.length === 0 && content.length > 0) {
+    parts.push({ type: 'text', text: USER_ONLY });
   }
   return { isError: result.isError === true, parts };
 }

@@ -31,7 +31,11 @@ export function publishedPool(): ClientPool {
     servers: {
       everything: { transport: stdio(serverBin('server-everything'), ['stdio']) },
       filesystem: { transport: stdio(serverBin('server-filesystem'), [tmpdir()]) },
-      memory: { transport: stdio(serverBin('server-memory'), [], { MEMORY_FILE_PATH: path.join(tmpdir(), `llm-memory-${process.pid}.jsonl`) }) },
+      memory: {
+        transport: stdio(serverBin('server-memory'), [], {
+          MEMORY_FILE_PATH: path.join(tmpdir(), `llm-memory-${process.pid}.jsonl`),
+        }),
+      },
       demo: { transport: stdio(path.join(root, 'examples/demo-server.mjs')) },
     },
   });
@@ -44,7 +48,8 @@ export function specExampleTools(): Tool[] {
     for (const entry of readdirSync(directory, { withFileTypes: true })) {
       const full = path.join(directory, entry.name);
       if (entry.isDirectory()) visit(full);
-      else if (entry.name.endsWith('.json')) collect(JSON.parse(readFileSync(full, 'utf8')), entry.name, tools);
+      else if (entry.name.endsWith('.json'))
+        collect(JSON.parse(readFileSync(full, 'utf8')), entry.name, tools);
     }
   };
   visit(path.join(root, 'test/data/spec/examples-2026-07-28'));
@@ -55,7 +60,11 @@ function collect(value: unknown, file: string, into: Tool[]): void {
   if (Array.isArray(value)) for (const item of value) collect(item, file, into);
   if (typeof value !== 'object' || value === null) return;
   const record = value as Record<string, unknown>;
-  if (typeof record.name === 'string' && typeof record.inputSchema === 'object' && record.inputSchema !== null) {
+  if (
+    typeof record.name === 'string' &&
+    typeof record.inputSchema === 'object' &&
+    record.inputSchema !== null
+  ) {
     const name = `${file.replace(/\.json$/, '')}_${into.length}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(-64);
     into.push({ ...(record as unknown as Tool), name });
   }
