@@ -84,6 +84,8 @@ export async function applyBudget(
   } catch (error) {
     location = `the whole result could not be saved (${(error as Error).message}); call the tool again with narrower arguments`;
   }
+  const whole = `${text}\n[media left out to keep the result within ${maxBytes} bytes; ${location}]`;
+  if (media.length > 0 && Buffer.byteLength(whole) <= maxBytes) return [{ type: 'text', text: whole }];
   return [{ type: 'text', text: cutMiddle(text, maxBytes, total, location) }];
 }
 
@@ -97,6 +99,7 @@ export function cutMiddle(text: string, maxBytes: number, totalBytes: number, lo
   const marker = (cut: number, cutLines: number) =>
     `\n[... ${cut} of ${totalBytes} bytes (${cutLines} lines) cut here to keep the result within ${maxBytes} bytes; ${location} ...]\n`;
   const room = maxBytes - Buffer.byteLength(marker(bytes.length, countLines(text)));
+  if (bytes.length <= room) return `${text}${marker(0, 0)}`.trimEnd();
   if (room <= 0) return marker(bytes.length, countLines(text)).trim();
   const head = utf8Prefix(bytes, Math.ceil(room / 2));
   const tailStart = utf8Start(bytes, bytes.length - (room - head.length));
