@@ -5,23 +5,19 @@
  * shows the model text, media or error text.
  */
 
+import type { Tool } from 'ai';
 import { type AiSdkToolOutput, aiSdk, toAiSdkOutput } from './providers/ai-sdk.js';
 import { type ExecuteOptions, runToolCall } from './run-call.js';
 import type { SchemaObject } from './schema/json-schema-node.js';
 import type { RenderedResult, ToolSource } from './types.js';
 
-/** One AI SDK tool as toolsFor builds it (an `ai` Tool: pass the record as `tools` to generateText/streamText). */
-export interface AiSdkTool {
-  description?: string;
-  inputSchema: unknown;
-  execute: (
-    input: unknown,
-    options: { toolCallId: string; abortSignal?: AbortSignal },
-  ) => Promise<RenderedResult>;
-  toModelOutput: (output: RenderedResult) => AiSdkToolOutput;
-}
+/**
+ * One AI SDK tool as toolsFor builds it: the `ai` package's own Tool (a type-only import: nothing
+ * of `ai` is loaded until toolsFor('ai-sdk', ...) runs). Its output is the rendered result.
+ */
+export type AiSdkTool = Tool<Record<string, unknown>, RenderedResult>;
 
-/** AI SDK tools by name. */
+/** AI SDK tools by name: pass as `tools` to generateText or streamText. */
 export type AiSdkTools = Record<string, AiSdkTool>;
 
 type AiModule = {
@@ -56,7 +52,7 @@ export async function aiSdkTool(
   return tool({
     ...(description !== undefined && { description }),
     inputSchema: jsonSchema(parameters),
-    execute: (input: unknown, call: { toolCallId: string; abortSignal?: AbortSignal }) =>
+    execute: (input: Record<string, unknown>, call: { toolCallId: string; abortSignal?: AbortSignal }) =>
       runToolCall(
         source,
         aiSdk.parseCall({ toolCallId: call.toolCallId, toolName: name, input }),
