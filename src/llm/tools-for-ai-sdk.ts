@@ -6,7 +6,7 @@
  */
 
 import type { Tool } from 'ai';
-import { type AiSdkToolOutput, aiSdk, toAiSdkOutput } from './providers/ai-sdk.js';
+import { aiSdk, toAiSdkOutput } from './providers/ai-sdk.js';
 import { type ExecuteOptions, runToolCall } from './run-call.js';
 import type { SchemaObject } from './schema/json-schema-node.js';
 import type { RenderedResult, ToolSource } from './types.js';
