@@ -37,8 +37,23 @@ export type {
 } from './providers/openai-responses.js';
 export type { ExecuteOptions } from './run-call.js';
 export { restoreArguments } from './schema/restore-arguments.js';
+export {
+  buildToolIndex,
+  FIELD_WEIGHTS,
+  type SearchableTool,
+  type ToolIndex,
+  type ToolMatch,
+  tokenize,
+} from './search/tool-index.js';
 export { type ToolsForOptions, toolsFor } from './tools-for.js';
 export type { AiSdkTool, AiSdkTools } from './tools-for-ai-sdk.js';
+export { canonicalJson, canonicalTool, FINGERPRINT_FIELDS, toolFingerprint } from './trust/fingerprint.js';
+export {
+  findHiddenCharacters,
+  findHiddenInTool,
+  type HiddenCharacterKind,
+  type HiddenCharacters,
+} from './trust/hidden-characters.js';
 export {
   type LlmWarning,
   PROVIDERS,
