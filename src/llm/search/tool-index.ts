@@ -28,16 +28,12 @@ const PREFIX_WEIGHT = 0.5;
 const MIN_PREFIX = 3;
 
 type Field = keyof typeof FIELD_WEIGHTS;
+/** A word: an upper-case run (HTTP), a capitalised or lower-case word, digits, or letters of a caseless script. */
+const WORD = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{L}+/gu;
 
 /** Words of `text` as the index keeps them. */
 export function tokenize(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .replace(/(\p{L})(?=\p{N})|(\p{N})(?=\p{L})/gu, '$1$2 ')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length > 0);
+  return Array.from(text.matchAll(WORD), (match) => match[0].toLowerCase());
 }
 
 /** A built index over a list of tools. */
