@@ -129,6 +129,7 @@ test('Gemini: upper-case types, nullable, string enums, refused keywords describ
         mode: { oneOf: [{ const: 'fast' }, { type: 'null' }] },
         host: { type: 'string', format: 'hostname', pattern: '^[a-z.]+$' },
         meta: { type: 'object', additionalProperties: { type: 'string' } },
+        site: { description: 'Where', anyOf: [{ type: 'string', format: 'uri' }, { type: 'null' }] },
       },
       required: ['level'],
       additionalProperties: false,
@@ -149,6 +150,7 @@ test('Gemini: upper-case types, nullable, string enums, refused keywords describ
       },
       host: { type: 'STRING', pattern: '^[a-z.]+$', description: 'format: hostname' },
       meta: { type: 'OBJECT', description: 'other properties: {"type":"string"}' },
+      site: { type: 'STRING', description: 'Where (format: uri)', nullable: true },
     },
     required: ['level'],
   });

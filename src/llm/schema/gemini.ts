@@ -120,7 +120,9 @@ function shape(node: SchemaObject, out: SchemaObject, path: string, notes: strin
     const converted = rest.map((branch, index) => geminiNode(branch, `${path}/${key}/${index}`));
     if (converted.length === 0) throw new NotRepresentableError(`${path} accepts only null`);
     const merged: SchemaObject =
-      converted.length === 1 ? { ...converted[0], ...out } : { ...out, anyOf: converted };
+      converted.length === 1
+        ? withNote({ ...converted[0], ...out }, String(converted[0]!.description ?? ''))
+        : { ...out, anyOf: converted };
     if (nullable) merged.nullable = true;
     return merged;
   }
