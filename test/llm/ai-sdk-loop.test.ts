@@ -1,6 +1,6 @@
 // A real model loop without a network: the AI SDK's mock language model drives generateText over
-// several steps with toolsFor('ai-sdk', pool), against the demo server and server-everything
-// started for real; each step's tool results reach the next step, within the budget.
+// several steps with toolsFor('ai-sdk', pool), against the demo server, server-everything and a
+// FastMCP (Python) server started for real; each step's tool results reach the next step, within the budget.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
 import { ClientPool } from '../../src/index.js';
 import { toolsFor } from '../../src/llm/index.js';
+import { requirePython } from '../helpers/python.js';
 import { serverBin } from './corpus.js';
 
 type Prompt = Parameters<MockLanguageModelV2['doGenerate']>[0]['prompt'];
@@ -43,6 +44,14 @@ test('generateText runs several steps of MCP tool calls through toolsFor(ai-sdk)
           ...quiet,
         },
       },
+      fastmcp: {
+        transport: {
+          type: 'stdio',
+          command: requirePython(),
+          args: [path.resolve(import.meta.dirname, '../fixtures/python/fastmcp_features_server.py')],
+          ...quiet,
+        },
+      },
     },
   });
   await pool.connect();
@@ -51,13 +60,17 @@ test('generateText runs several steps of MCP tool calls through toolsFor(ai-sdk)
     execute: { maxResultBytes, spillDirectory },
     onWarning: () => {},
   });
-  assert.ok('demo__add' in tools && 'everything__echo' in tools, Object.keys(tools).join());
+  assert.ok(
+    'demo__add' in tools && 'everything__echo' in tools && 'fastmcp__weather' in tools,
+    Object.keys(tools).join(),
+  );
   const seen: string[][] = [];
   const steps = [
     { toolName: 'demo__add', input: { a: 2, b: 40 } },
     { toolName: 'everything__echo', input: { message: `start ${'x'.repeat(6000)} end` } },
     { toolName: 'demo__add', input: { a: 'not a number', b: 1 } },
     { toolName: 'everything__get-tiny-image', input: {} },
+    { toolName: 'fastmcp__weather', input: { city: 'Paris' } },
   ];
   const model = new MockLanguageModelV2({
     doGenerate: async ({ prompt }) => {
@@ -77,7 +90,7 @@ test('generateText runs several steps of MCP tool calls through toolsFor(ai-sdk)
   try {
     const result = await generateText({ model, tools, prompt: 'use the tools', stopWhen: stepCountIs(10) });
     assert.equal(result.text, 'done');
-    assert.equal(result.steps.length, 5);
+    assert.equal(result.steps.length, 6);
     assert.deepEqual(seen[0], []);
     assert.match(seen[1]![0]!, /42/);
     const echoed = seen[2]![0]!;
@@ -94,6 +107,7 @@ test('generateText runs several steps of MCP tool calls through toolsFor(ai-sdk)
       /media left out to keep the result within 1500 bytes; the whole result is saved at /,
     );
     assert.ok(Buffer.byteLength((JSON.parse(seen[4]![0]!) as { value: string }).value) <= maxResultBytes);
+    assert.match(seen[5]![0]!, /Paris.*21\.5/);
   } finally {
     rmSync(spillDirectory, { recursive: true, force: true });
   }
