@@ -32,7 +32,7 @@ async function loadAi(): Promise<AiModule> {
     (module) => module as unknown as AiModule,
     (error: unknown) => {
       loaded = undefined;
-      throw new Error(`toolsFor('ai-sdk') needs the \`ai\` package (v5 or later): npm install ai`, {
+      throw new Error(`toolsFor('ai-sdk') needs the \`ai\` package, v5: npm install ai@5`, {
         cause: error,
       });
     },

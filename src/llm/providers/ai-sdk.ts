@@ -1,5 +1,5 @@
 /**
- * The Vercel AI SDK (`ai`, v5 and later): tool calls as `{ toolCallId, toolName, input }`, results
+ * The Vercel AI SDK (`ai` v5, the version tested): tool calls as `{ toolCallId, toolName, input }`, results
  * as `tool-result` parts whose output is text, content with media (`type: "media"`), or error text
  * (https://ai-sdk.dev/docs/reference/ai-sdk-core/tool). The `ai` package itself is only loaded by
  * toolsFor('ai-sdk') (tools-for-ai-sdk.ts); this module needs nothing from it.
