@@ -1,0 +1,59 @@
+/**
+ * OpenAI Chat Completions: function tools (https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools),
+ * tool calls with JSON-text arguments, and `role: "tool"` messages, which hold text only: media is
+ * described, and a failed tool is marked in the text (the message has no error flag).
+ */
+import type { SchemaObject } from '../schema/json-schema-node.js';
+import { field, joinedText, NO_MEDIA, type ProviderAdapter, parseJsonArguments } from './adapter.js';
+
+/** A Chat Completions function tool (assignable to the `openai` package's ChatCompletionFunctionTool). */
+export interface OpenAIChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: SchemaObject; strict?: boolean };
+}
+
+/** A tool call from a Chat Completions assistant message. */
+export interface OpenAIChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** The `role: "tool"` message answering one call (assignable to ChatCompletionToolMessageParam). */
+export interface OpenAIChatToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
+
+/** The text a failed tool's result starts with, where a provider has no error flag. */
+export const ERROR_PREFIX = 'Error: the tool reported a failure.\n';
+
+/** Chat Completions. */
+export const openaiChat: ProviderAdapter<OpenAIChatTool, OpenAIChatToolCall, OpenAIChatToolMessage> = {
+  media: NO_MEDIA,
+  define(tool, parameters, strict) {
+    const description = tool.description ?? tool.title;
+    return {
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(description !== undefined && { description }),
+        parameters: parameters ?? { type: 'object', properties: {} },
+        strict,
+      },
+    };
+  },
+  parseCall(call) {
+    const fn = (call as { function?: unknown } | null)?.function;
+    return {
+      id: field(call, 'id'),
+      name: field(fn, 'name'),
+      arguments: parseJsonArguments(field(fn, 'arguments')),
+    };
+  },
+  resultBlock(call, result) {
+    const text = joinedText(result.parts);
+    return { role: 'tool', tool_call_id: call.id, content: result.isError ? `${ERROR_PREFIX}${text}` : text };
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * One model tool call from parsed arguments to the rendered result, never throwing into the host's
+ * loop: unreadable arguments, an unknown tool, arguments the tool's original input schema refuses,
+ * a failed or lost call: each becomes an error result the model can read and act on.
+ */
+import type { RequestOptions } from '../index.js';
+import { checkSchema } from '../protocol/json-schema.js';
+import { describeSchemaErrors } from '../protocol/schema-validation.js';
+import { applyBudget, type BudgetOptions, budgetBytes } from './budget.js';
+import { renderResult } from './results.js';
+import { inlineRefs } from './schema/inline-refs.js';
+import type { JsonSchema } from './schema/json-schema-node.js';
+import { restoreArguments } from './schema/restore-arguments.js';
+import { findTool, knownToolNames } from './source.js';
+import type { MediaSupport, ParsedCall, RenderedResult, ToolSource } from './types.js';
+
+/** Options of executeToolCall and of the AI SDK tools' `execute`. */
+export interface ExecuteOptions extends BudgetOptions {
+  /** Passed to the call: `timeout` (ms), `signal`, `onProgress`, ... */
+  readonly requestOptions?: RequestOptions;
+}
+
+const SHOWN_NAMES = 30;
+
+/** Runs `call` against `source` and renders its result for a model with `media` support. */
+export async function runToolCall(
+  source: ToolSource,
+  call: ParsedCall,
+  media: MediaSupport,
+  options: ExecuteOptions,
+): Promise<RenderedResult> {
+  const maxBytes = budgetBytes(options);
+  const failed = (text: string): RenderedResult => ({ isError: true, parts: [{ type: 'text', text }] });
+  if ('error' in call.arguments)
+    return failed(`Tool "${call.name}" was not called: ${call.arguments.error}.`);
+  let tool: Awaited<ReturnType<typeof findTool>>;
+  try {
+    tool = await findTool(source, call.name);
+  } catch (error) {
+    return failed(
+      `Tool "${call.name}" was not called: its server's tools could not be listed (${message(error)}).`,
+    );
+  }
+  if (tool === undefined) {
+    const names = knownToolNames(source);
+    const shown = names.slice(0, SHOWN_NAMES).join(', ') + (names.length > SHOWN_NAMES ? ', ...' : '');
+    return failed(`There is no tool named "${call.name}". Tools available: ${shown || 'none'}.`);
+  }
+  const inlined = inlineRefs(tool.inputSchema as JsonSchema);
+  const args = restoreArguments(
+    'error' in inlined ? (tool.inputSchema as JsonSchema) : inlined.schema,
+    call.arguments.value,
+  );
+  const check = await checkSchema(tool.inputSchema, args);
+  if (check.valid === false) {
+    return failed(
+      `Tool "${call.name}" was not called: its arguments do not match its input schema: ${describeSchemaErrors(check)}. ` +
+        'Correct the arguments and call it again.',
+    );
+  }
+  let result: Awaited<ReturnType<ToolSource['callTool']>>;
+  try {
+    result = await source.callTool(
+      { name: call.name, arguments: args as Record<string, unknown> },
+      options.requestOptions,
+    );
+  } catch (error) {
+    return failed(`The call to tool "${call.name}" failed: ${message(error)}`);
+  }
+  const rendered = renderResult(result, media);
+  const parts = await applyBudget(
+    rendered.parts,
+    maxBytes,
+    { toolName: call.name, callId: call.id },
+    options,
+  );
+  return { isError: rendered.isError, parts };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

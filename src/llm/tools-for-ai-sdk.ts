@@ -1,0 +1,66 @@
+/**
+ * AI SDK tools built with the SDK's own `tool()` and `jsonSchema()`: the `ai` package (an optional
+ * peer dependency) is imported here, on the first toolsFor('ai-sdk', ...) only. Each tool's
+ * `execute` runs the call through runToolCall (validation, routing, budget) and `toModelOutput`
+ * shows the model text, media or error text.
+ */
+
+import type { Tool } from 'ai';
+import { aiSdk, toAiSdkOutput } from './providers/ai-sdk.js';
+import { type ExecuteOptions, runToolCall } from './run-call.js';
+import type { SchemaObject } from './schema/json-schema-node.js';
+import type { RenderedResult, ToolSource } from './types.js';
+
+/**
+ * One AI SDK tool as toolsFor builds it: the `ai` package's own Tool (a type-only import: nothing
+ * of `ai` is loaded until toolsFor('ai-sdk', ...) runs). Its output is the rendered result.
+ */
+export type AiSdkTool = Tool<Record<string, unknown>, RenderedResult>;
+
+/** AI SDK tools by name: pass as `tools` to generateText or streamText. */
+export type AiSdkTools = Record<string, AiSdkTool>;
+
+type AiModule = {
+  tool: (definition: object) => unknown;
+  jsonSchema: (schema: object) => unknown;
+};
+
+let loaded: Promise<AiModule> | undefined;
+
+async function loadAi(): Promise<AiModule> {
+  loaded ??= import('ai').then(
+    (module) => module as unknown as AiModule,
+    (error: unknown) => {
+      loaded = undefined;
+      throw new Error(`toolsFor('ai-sdk') needs the \`ai\` package, v5: npm install ai@5`, {
+        cause: error,
+      });
+    },
+  );
+  return loaded;
+}
+
+/** One converted tool as an AI SDK tool. */
+export async function aiSdkTool(
+  source: ToolSource,
+  name: string,
+  description: string | undefined,
+  parameters: SchemaObject,
+  options: ExecuteOptions,
+): Promise<AiSdkTool> {
+  const { tool, jsonSchema } = await loadAi();
+  return tool({
+    ...(description !== undefined && { description }),
+    inputSchema: jsonSchema(parameters),
+    execute: (input: Record<string, unknown>, call: { toolCallId: string; abortSignal?: AbortSignal }) =>
+      runToolCall(
+        source,
+        aiSdk.parseCall({ toolCallId: call.toolCallId, toolName: name, input }),
+        aiSdk.media,
+        call.abortSignal
+          ? { ...options, requestOptions: { ...options.requestOptions, signal: call.abortSignal } }
+          : options,
+      ),
+    toModelOutput: toAiSdkOutput,
+  }) as AiSdkTool;
+}
