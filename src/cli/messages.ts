@@ -40,13 +40,22 @@ const FLAGS: Array<[RegExp, string]> = [
 /** A hook's failure says only that the hook failed: the reason after it is the message. */
 const HOOK_PREFIX = /\bauth\.onAuthorizationUrl failed: /g;
 
+/** The library's advice to raise an option the command has no flag for: the command's own advice. */
+const AUTHORIZATION_TIMEOUT_ADVICE = /; try again, or raise (?:transport\.)?auth\.authorizationTimeout\b/g;
+const RUN_AGAIN = '; run the command again to get a new authorization URL';
+
+/** What every message loses, whoever it is about: hook prefixes and advice about options without a flag. */
+function commandAdvice(message: string): string {
+  return message.replace(HOOK_PREFIX, '').replace(AUTHORIZATION_TIMEOUT_ADVICE, RUN_AGAIN);
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** `message` in the command's words (see the module comment). */
 export function inCommandWords(message: string, context: MessageContext): string {
-  let text = message.replace(HOOK_PREFIX, '');
+  let text = commandAdvice(message);
   // The server's name, once at most: the library may have put it there more than once.
   const named = new RegExp(`^(?:${escapeRegExp(context.name)}: )+`);
   text = text.replace(named, '');
@@ -64,8 +73,7 @@ export function inCommandWords(message: string, context: MessageContext): string
 
 /** The same for one server of a pool, whose name a table or a line shows already. */
 export function poolMessage(message: string, server: string): string {
-  return message
-    .replace(HOOK_PREFIX, '')
+  return commandAdvice(message)
     .replace(new RegExp(`^(?:${escapeRegExp(server)}: )+`), '')
     .replace(/\btransport\.([\w.[\]-]+)/g, '"$1"');
 }

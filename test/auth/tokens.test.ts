@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inCommandWords, poolMessage } from '../../src/cli/messages.js';
 import { FileTokenStore, MemoryTokenStore, Secret } from '../../src/index.js';
 import { call, headlessConsent, provider } from '../helpers/auth.js';
 import { authError, paths, setup } from '../helpers/auth-setup.js';
@@ -138,6 +139,20 @@ test('the loopback listener times out, says so, and is closed', async () => {
   );
   await assert.rejects(fetch(redirectUri), /fetch failed/);
   assert.equal(auth.tokenRequests().length, 0);
+});
+
+test("the command words the listener's time-out in its own terms: no library option it has no flag for", async () => {
+  const { rs } = await setup();
+  const p = provider(rs.url, { authorizationTimeout: 200, onAuthorizationUrl: async () => {} });
+  const error = await authError(call(p, rs.url));
+  assert.match(error.message, /authorizationTimeout/, 'the library names its option');
+  for (const words of [inCommandWords(error.message, { name: 'docs' }), poolMessage(error.message, 'docs')]) {
+    assert.doesNotMatch(words, /authorizationTimeout/);
+    assert.match(
+      words,
+      /no authorization came back within 200 ms; .*run the command again to get a new authorization URL/,
+    );
+  }
 });
 
 test('the loopback listener ignores a callback with another state and keeps waiting', async () => {
