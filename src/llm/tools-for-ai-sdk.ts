@@ -5,17 +5,26 @@
  * shows the model text, media or error text.
  */
 
-import type { Tool } from 'ai';
 import { aiSdk, toAiSdkOutput } from './providers/ai-sdk.js';
 import { type ExecuteOptions, runToolCall } from './run-call.js';
 import type { SchemaObject } from './schema/json-schema-node.js';
 import type { RenderedResult, ToolSource } from './types.js';
 
 /**
- * One AI SDK tool as toolsFor builds it: the `ai` package's own Tool (a type-only import: nothing
- * of `ai` is loaded until toolsFor('ai-sdk', ...) runs). Its output is the rendered result.
+ * One AI SDK tool as toolsFor builds it with the `ai` package's own `tool()`: pass a record of them
+ * as `tools` to generateText or streamText. Typed by its shape, not by `ai`'s `Tool` type, so that
+ * these declarations compile where `ai` (an optional peer dependency) is not installed; the members
+ * typed `any` are `ai`'s own types, which cannot be named here without it.
  */
-export type AiSdkTool = Tool<Record<string, unknown>, RenderedResult>;
+export interface AiSdkTool {
+  readonly description?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: ai's FlexibleSchema, not nameable without ai installed
+  readonly inputSchema: any;
+  // biome-ignore lint/suspicious/noExplicitAny: ai's ToolCallOptions, likewise
+  readonly execute?: (input: Record<string, unknown>, options: any) => Promise<RenderedResult>;
+  // biome-ignore lint/suspicious/noExplicitAny: ai's tool result output, likewise
+  readonly toModelOutput?: (output: RenderedResult) => any;
+}
 
 /** AI SDK tools by name: pass as `tools` to generateText or streamText. */
 export type AiSdkTools = Record<string, AiSdkTool>;
@@ -62,5 +71,5 @@ export async function aiSdkTool(
           : options,
       ),
     toModelOutput: toAiSdkOutput,
-  }) as AiSdkTool;
+  }) as unknown as AiSdkTool;
 }
