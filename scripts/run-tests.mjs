@@ -1,6 +1,6 @@
 // Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx), except the
 // Windows lane's (test/windows, npm run test:windows).
-// Usage: node scripts/run-tests.mjs [substring filter...]
+// Usage: node scripts/run-tests.mjs [--shard=i/n] [substring filter...]
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -19,13 +19,24 @@ function findTests(directory) {
 
 // A filter matches the file's path from the repository root (test/auth/client.test.ts), never the
 // directories above it: a clone under /home/test/ must not match every file for "test/".
-const filters = process.argv.slice(2).map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
+// --shard=i/n (CI's extra Node lines): the i-th of n slices of the sorted files, every n-th file.
+const shardArgument = process.argv.slice(2).find((argument) => argument.startsWith('--shard='));
+const shard = shardArgument?.slice('--shard='.length).split('/').map(Number);
+if (shard && !(shard.length === 2 && shard[0] >= 1 && shard[0] <= shard[1])) {
+  console.error(`--shard takes i/n with 1 <= i <= n, got ${shardArgument}`);
+  process.exit(2);
+}
+const filters = process.argv
+  .slice(2)
+  .filter((argument) => argument !== shardArgument)
+  .map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
 const files = findTests(path.join(root, 'test'))
   .filter((file) => {
     const relative = path.relative(root, file).replaceAll(path.sep, '/');
     return filters.length === 0 || filters.some((filter) => relative.includes(filter));
   })
-  .sort();
+  .sort()
+  .filter((_, index) => shard === undefined || index % shard[1] === shard[0] - 1);
 if (files.length === 0) {
   console.error(`no test file matches ${filters.join(' ')}`);
   process.exit(1);

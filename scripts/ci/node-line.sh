@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (already type-checked, linted and built by `npm test`) on another Node
-# line, installed by install-node.sh, with that Node first on PATH so that every server the tests
-# start runs on it too. Usage: scripts/ci/node-line.sh 24
+# Runs the test suite (already type-checked, linted and built by `npm test`) on another Node line,
+# installed by install-node.sh, with that Node first on PATH so that every server the tests start
+# runs on it too. An optional shard (i/n) runs every n-th test file only, so that the lines between
+# the oldest and the newest can share the suite within CI's time.
+# Usage: scripts/ci/node-line.sh 24 [i/n]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 node_bin=$(scripts/ci/install-node.sh "$1")
-PATH="$(dirname "$node_bin"):$PATH" "$node_bin" scripts/run-tests.mjs
+PATH="$(dirname "$node_bin"):$PATH" "$node_bin" scripts/run-tests.mjs ${2:+"--shard=$2"}
