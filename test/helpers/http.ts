@@ -150,11 +150,17 @@ export const INITIALIZE_RESULT = {
 /**
  * A legacy (2025-11-25) Streamable HTTP server: server/discover refused with 400 (no era signal
  * beyond it), sessions `s1`, `s2`, ... issued by initialize, 202 for notifications, 405 for GET
- * unless `onGet`; every other request goes to `rest` with the session id it carried.
+ * unless `onGet`, 404 for every message of the session `expiredSession` names; every other request
+ * goes to `rest` with the session id it carried.
  */
 export function legacy(
   rest: (request: Seen, res: ServerResponse, session: string | undefined) => void | Promise<void>,
-  options: { onGet?: Handler; version?: string } = {},
+  options: {
+    onGet?: Handler;
+    version?: string;
+    /** A session id to refuse with 404 Session not found, every message of it (asked per request). */
+    expiredSession?: () => string | undefined;
+  } = {},
 ): Handler {
   let sessions = 0;
   return (request, res, req) => {
@@ -179,6 +185,12 @@ export function legacy(
         { 'mcp-session-id': `s${sessions}` },
       );
     }
+    if (session !== undefined && session === options.expiredSession?.())
+      return json(res, 404, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32001, message: 'Session not found' },
+      });
     if (request.message?.id === undefined) return void res.writeHead(202).end();
     return rest(request, res, session);
   };

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Client, ConnectionClosedError, HttpError, RequestTimeoutError, Secret } from '../../src/index.js';
-import { type Handler, json, modern, plainServer, result, type Seen } from '../helpers/http.js';
+import { type Handler, json, legacy, modern, plainServer, result, type Seen } from '../helpers/http.js';
 
 const TOKEN = 'tok-3f9a1c77e2';
 const KEY = 'key-b81d04aa65';
@@ -378,48 +378,19 @@ describe('redirects', () => {
   });
 });
 
-/** A legacy Streamable HTTP server with sessions, written out by hand. */
+/** The legacy server of the helpers: tools/call goes to `onCall`, session `s1` expires on demand. */
 function legacyServer(options: {
   onCall: (request: Seen, res: import('node:http').ServerResponse, session: string) => void;
-  onGet?: (request: Seen, res: import('node:http').ServerResponse) => void;
+  onGet?: Handler;
   expired?: () => boolean;
 }): Handler {
-  let sessions = 0;
-  return (request, res) => {
-    const method = request.message?.method;
-    const session = request.headers['mcp-session-id'];
-    if (request.method === 'GET')
-      return options.onGet ? options.onGet(request, res) : void res.writeHead(405).end();
-    if (request.method === 'DELETE') return void res.writeHead(204).end();
-    if (method === 'server/discover')
-      return json(res, 400, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32000, message: 'Bad Request: Server not initialized' },
-      });
-    if (method === 'initialize') {
-      sessions += 1;
-      return result(
-        res,
-        request,
-        {
-          protocolVersion: '2025-11-25',
-          capabilities: { tools: {} },
-          serverInfo: { name: 'legacy', version: '1' },
-        },
-        { 'mcp-session-id': `s${sessions}` },
-      );
-    }
-    if (typeof session === 'string' && options.expired?.() && session === 's1')
-      return json(res, 404, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32001, message: 'Session not found' },
-      });
-    if (request.message?.id === undefined) return void res.writeHead(202).end();
-    if (method === 'tools/call') return options.onCall(request, res, String(session));
-    return result(res, request, { tools: [] });
-  };
+  return legacy(
+    (request, res, session) => {
+      if (request.message?.method === 'tools/call') return options.onCall(request, res, String(session));
+      result(res, request, { tools: [] });
+    },
+    { onGet: options.onGet, expiredSession: () => (options.expired?.() ? 's1' : undefined) },
+  );
 }
 
 describe('legacy sessions and resumption', () => {
