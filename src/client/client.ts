@@ -151,16 +151,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#supervisor = new Supervisor(this.#options, context, (event, args) =>
       this.#fromSupervisor(event, args),
     );
-    if (this.serverAnswered !== Client.prototype.serverAnswered) {
-      this.#supervisor.onFirstMessage = () => this.serverAnswered();
-    }
   }
-
-  /**
-   * @internal For subclasses in this package (the pool's): the server's first message of each
-   * connection attempt arrived. A Client that does not override it listens for nothing.
-   */
-  protected serverAnswered(): void {}
 
   /** The result cache, unless the `cache` option is off. */
   get #cache(): ResultCache | undefined {

@@ -42,6 +42,12 @@ export interface ReconnectingEvent {
 
 /** The lifecycle events, and every server notification: the Client passes them on as they are. */
 export interface LifecycleEvents {
+  /**
+   * The server sent its first message of this connection attempt: its process runs (or its
+   * origin answers). The era probe and the handshake follow; `ready` comes after them. For a host
+   * that limits how many servers boot at once (ClientPool frees a start place here).
+   */
+  booted: [];
   ready: [event: ReadyEvent];
   disconnected: [reason: CloseReason];
   reconnecting: [event: ReconnectingEvent];
@@ -125,11 +131,6 @@ export class Supervisor {
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
   #onStop: Set<() => void> | undefined;
   #stopped = false;
-  /**
-   * Called at the first message of each attempt's transport (the server is up and answering),
-   * when set: the pool frees a start place there. Unset, no listener is added.
-   */
-  onFirstMessage: (() => void) | undefined;
 
   constructor(config: SupervisorConfig, context: SessionContext, onEvent: SupervisorEventSink) {
     this.#config = config;
@@ -421,7 +422,7 @@ export class Supervisor {
       requestTimeout: config.requestTimeout,
     });
     connection.on('notification', (notification) => this.#emit('notification', notification));
-    if (this.onFirstMessage) transport.once('message', this.onFirstMessage);
+    transport.once('message', () => this.#emit('booted'));
     this.#transport = transport;
     this.#connection = connection;
     try {

@@ -19,8 +19,6 @@ const owners = new WeakMap<Client, PoolMember>();
 const LIFECYCLE = { ready: true, disconnected: true, reconnecting: true, closed: true } as const;
 /** Set by PoolMember: hands a lifecycle event to the Client's member, before its listeners run. */
 let toMember: (client: Client, event: keyof typeof LIFECYCLE, args: unknown[]) => void;
-/** Set by PoolMember: the Client's server wrote its first message of an attempt. */
-let answered: (client: Client) => void;
 
 /**
  * A pool member's Client. Its member learns of `ready`, `disconnected`, `reconnecting` and `closed`
@@ -30,10 +28,6 @@ let answered: (client: Client) => void;
  * server for change notifications only while someone listens.
  */
 class PooledClient extends Client {
-  protected override serverAnswered(): void {
-    answered(this);
-  }
-
   // biome-ignore lint/suspicious/noExplicitAny: EventEmitter's own signature, passed through as is
   override emit(event: any, ...args: any[]): boolean {
     if (Object.hasOwn(LIFECYCLE, event)) {
@@ -342,6 +336,7 @@ export class PoolMember {
         client.on(event as 'ready', listener as () => void);
       }
     }
+    client.on('booted', () => this.#answered());
     return client;
   }
 
@@ -481,10 +476,6 @@ export class PoolMember {
   static {
     toMember = (client, event, args) => {
       (PoolMember.#listeners[event] as (this: Client, ...args: unknown[]) => void).apply(client, args);
-    };
-    answered = (client) => {
-      const member = owners.get(client);
-      if (member !== undefined) member.#answered();
     };
   }
 
