@@ -29,7 +29,7 @@ import type { CloseReason } from '../transport/transport.js';
 import { SafeEmitter } from '../user-code.js';
 import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
-import type { RequestOptions, ResultMap } from './connection.js';
+import type { RequestOptions } from './connection.js';
 import type { Session, SessionContext } from './eras/session.js';
 import { checkedLogLevel } from './log-level.js';
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
@@ -268,95 +268,42 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
   request(method: string, params?: JsonObject, rawOptions?: RequestOptions): Promise<unknown> {
-    return this.#checkedRequest(method, params, rawOptions, undefined);
-  }
-
-  /**
-   * `request()` with its options checked, and `map` (when given) applied as `.then(map)` would be:
-   * as the result settles, not on a hop of its own (see ResultMap), unless the request is traced or
-   * cacheable.
-   */
-  #checkedRequest(
-    method: string,
-    params: Params,
-    rawOptions: RequestOptions | undefined,
-    map: ResultMap | undefined,
-  ): Promise<unknown> {
     let options: RequestOptions;
     try {
       options = normalizeRequestOptions(rawOptions, this.name, method);
     } catch (error) {
       return Promise.reject(error);
     }
-    if (!requestTraced()) return this.#request(method, params, options, map);
-    const traced = channels.request.tracePromise(() => this.#request(method, params, options), {
+    if (!requestTraced()) return this.#request(method, params, options);
+    return channels.request.tracePromise(() => this.#request(method, params, options), {
       server: this.name,
       method,
     });
-    return map === undefined ? traced : traced.then(map);
   }
 
-  /**
-   * While ready, the request goes out synchronously, with no promise or tick of its own before the
-   * connection's (the hot path: one call per request); otherwise it waits for the session first.
-   * Never throws: every failure is a rejection.
-   */
-  #request(method: string, params: Params, options: RequestOptions, map?: ResultMap): Promise<unknown> {
-    const session = this.#supervisor.session;
-    if (session === undefined) return this.#requestWhenReady(method, params, options, map);
-    try {
-      // No time was spent waiting: the options go as they are (the session applies the same
-      // default timeout).
-      return this.#sendResending(session, method, params, options, map);
-    } catch (error) {
-      return Promise.reject(error);
+  /** Waits for a session first if there is none; never throws: every failure is a rejection. */
+  async #request(method: string, params: Params, options: RequestOptions): Promise<unknown> {
+    let session = this.#supervisor.session;
+    if (session === undefined) {
+      const timeout = options.timeout ?? this.#options.requestTimeout;
+      const started = Date.now();
+      session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
+      options = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
     }
-  }
-
-  async #requestWhenReady(
-    method: string,
-    params: Params,
-    options: RequestOptions,
-    map: ResultMap | undefined,
-  ): Promise<unknown> {
-    const timeout = options.timeout ?? this.#options.requestTimeout;
-    const started = Date.now();
-    const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
-    const left = Math.max(1, timeout - (Date.now() - started));
-    return this.#sendResending(session, method, params, { ...options, timeout: left }, map);
-  }
-
-  /** #send, and once more on the next session if a legacy HTTP session's 404 refused it unrun. */
-  #sendResending(
-    session: Session,
-    method: string,
-    params: Params,
-    options: RequestOptions,
-    map: ResultMap | undefined,
-  ): Promise<unknown> {
-    const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent, map);
+    const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent);
     return sendResending(this.#supervisor, session, method, options, this.#options.requestTimeout, send);
   }
 
-  #send(
-    session: Session,
-    method: string,
-    params: Params,
-    options: RequestOptions,
-    map: ResultMap | undefined,
-  ): Promise<unknown> {
+  async #send(session: Session, method: string, params: Params, options: RequestOptions): Promise<unknown> {
     const missing = missingCapability(method, session.serverCapabilities);
     if (missing) throw new CapabilityError(method, missing, { server: this.name });
-    const cacheable = this.#cache !== undefined && session.isCacheable(method);
-    if (!cacheable) return session.request(method, params, options, map);
-    const cached = this.#cache!.get(method, params);
-    if (cached !== undefined)
-      return map === undefined ? Promise.resolve(cached) : Promise.resolve(cached).then(map);
-    const sent = session.request(method, params, options).then((result) => {
-      if (session.mayCache(result)) this.#cache!.set(method, params, result);
-      return result;
-    });
-    return map === undefined ? sent : sent.then(map);
+    if (this.#cache === undefined || !session.isCacheable(method))
+      return session.request(method, params, options);
+    const cached = this.#cache.get(method, params);
+    if (cached !== undefined) return cached;
+    const result = await session.request(method, params, options);
+    if (session.mayCache(result)) this.#cache.set(method, params, result);
+    return result;
   }
 
   /** Any notification. Throws if the client is not ready. */
@@ -441,10 +388,9 @@ export class Client extends SafeEmitter<ClientEvents> {
     ) {
       return this.#callToolOfTaskServer(params, options);
     }
-    // The hot path: no async wrapper, and the output-schema check applied as the result settles.
-    return this.#checkedRequest('tools/call', params, options, (result) =>
-      this.#outputSchemas.checkLater(params?.name, result as CallToolResult),
-    ) as Promise<CallToolResult>;
+    return this.request('tools/call', params, options).then((result) =>
+      this.#outputSchemas.check(params?.name, result as CallToolResult),
+    );
   }
 
   /** A legacy server that declares task-augmented tools/call: list first, run as a task if required. */

@@ -9,10 +9,8 @@ import type {
   JsonRpcRequest,
   RequestId,
 } from '../jsonrpc/messages.js';
-import type { PreparedMeta } from '../jsonrpc/serialize.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 import { callUser, SafeEmitter } from '../user-code.js';
-import { type DeadlineEntry, Deadlines } from './deadlines.js';
 import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 /** A `notifications/progress` payload. */
@@ -51,40 +49,14 @@ export interface InternalRequestOptions extends RequestOptions {
   id?: RequestId;
 }
 
-/**
- * Applied to a request's result as it settles, in place of a `.then` on its promise (one promise,
- * one reaction and one microtask fewer per request): what it returns (a value, or a promise to
- * adopt) resolves the request, what it throws rejects it. It runs inside the transport's message
- * dispatch, so it must be the library's own quick, synchronous check; anything more (user code, a
- * schema validator) it hands back as a promise started on a later microtask (`later`).
- */
-export type ResultMap = (result: unknown) => unknown;
-
-/** `work` started on a microtask, not in the transport's message dispatch. */
-export function later<T>(work: () => T | Promise<T>): Promise<T> {
-  return Promise.resolve().then(work);
-}
-
-/** Resolves with what `map` makes of the result, or rejects with what it throws (out of #settle, which stays small). */
-function settleMapped(pending: Pending, map: ResultMap, result: unknown): void {
-  let mapped: unknown;
-  try {
-    mapped = map(result);
-  } catch (error) {
-    pending.reject(error as Error);
-    return;
-  }
-  pending.resolve(mapped);
-}
-
-interface Pending extends DeadlineEntry {
+interface Pending {
   readonly id: RequestId;
   readonly method: string;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
-  readonly map: ResultMap | undefined;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
+  timer: PausableTimer | undefined;
   totalTimer: PausableTimer | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -127,25 +99,26 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #nextId = 1;
   #closeReason: CloseReason | undefined;
   #lostReason: CloseReason | undefined;
-  /** Request timeouts (and the handshake's), stopped while the transport waits for the user's consent. */
-  readonly clock = new PausableClock();
-  /** Each request's timeout on that clock (one timer per timeout length in the process, not one per request). */
-  readonly #timeouts = new Deadlines<Pending>(this.clock, (pending) => this.#onTimeout(pending, false));
+  /** The Client's clock: request timeouts stand still while a person is asked (OAuth consent). */
+  readonly clock: PausableClock;
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
   onRequest: ((request: JsonRpcRequest) => void) | undefined;
 
-  constructor(transport: Transport, options: { name?: string; requestTimeout: number }) {
+  constructor(
+    transport: Transport,
+    options: { name?: string; requestTimeout: number; clock?: PausableClock | undefined },
+  ) {
     super();
     this.#transport = transport;
     this.#name = options.name;
     this.#defaultTimeout = options.requestTimeout;
+    this.clock = options.clock ?? new PausableClock();
     transport.on('message', (message) => this.#onMessage(message));
     transport.on('close', (reason) => this.#onClose(reason));
     transport.on('requestFailed', (id, error) => {
       const pending = this.#pending.get(id);
       if (pending) this.#settle(pending, error);
     });
-    transport.on('awaitingUser', (waiting) => (waiting ? this.clock.pause() : this.clock.resume()));
   }
 
   get transport(): Transport {
@@ -161,18 +134,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#pending.size;
   }
 
-  /**
-   * `meta`: a `_meta` the transport adds to the params (the modern era's, serialised once); `map`:
-   * applied to the result as it settles (see ResultMap), the same outcome as `.then(map)`.
-   */
-  request(
-    method: string,
-    params?: JsonObject,
-    options?: InternalRequestOptions,
-    meta?: PreparedMeta,
-    map?: ResultMap,
-  ): Promise<unknown> {
-    return this.start(method, params, options, meta, map).promise;
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
+    return this.start(method, params, options).promise;
   }
 
   /** Sends a request and returns its id with the promise, so the caller can `abandon` it. */
@@ -180,8 +143,6 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     method: string,
     params?: JsonObject,
     options: InternalRequestOptions = {},
-    meta?: PreparedMeta,
-    map?: ResultMap,
   ): { id: RequestId | undefined; promise: Promise<unknown> } {
     if (this.#closeReason) {
       return {
@@ -216,9 +177,9 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         method,
         resolve,
         reject,
-        map,
         cancelOnWire: options.cancelOnWire ?? true,
         timeout: options.timeout ?? this.#defaultTimeout,
+        timer: undefined,
         totalTimer: undefined,
         signal,
         onAbort: undefined,
@@ -226,16 +187,12 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
         progressCalls: 0,
         heldProgress: undefined,
-        deadline: 0,
-        deadlineStill: 0,
-        deadlineOwner: undefined,
-        deadlinePrev: undefined,
-        deadlineNext: undefined,
-        deadlineLane: undefined,
       };
     });
     this.#pending.set(id, pending);
-    if (Number.isFinite(pending.timeout)) this.#timeouts.add(pending, pending.timeout);
+    if (Number.isFinite(pending.timeout)) {
+      pending.timer = this.clock.setTimeout(() => this.#onTimeout(pending, false), pending.timeout);
+    }
     const total =
       options.maxTotalTimeout ??
       (pending.resetTimeoutOnProgress ? pending.timeout * DEFAULT_TOTAL_TIMEOUT_FACTOR : undefined);
@@ -255,7 +212,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
     try {
-      this.#transport.send(message, meta);
+      this.#transport.send(message);
     } catch (error) {
       this.#settle(pending, error as Error);
     }
@@ -334,7 +291,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;
     this.#pending.delete(pending.id);
-    this.#timeouts.remove(pending);
+    pending.timer?.clear();
     pending.totalTimer?.clear();
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     if (pending.heldProgress) this.#deliverHeldProgress(pending);
@@ -352,8 +309,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       }
     }
     if (error) pending.reject(error);
-    else if (pending.map === undefined) pending.resolve(result);
-    else settleMapped(pending, pending.map, result);
+    else pending.resolve(result);
   }
 
   #onMessage(message: JsonRpcMessage): void {
@@ -398,7 +354,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
-    if (pending.resetTimeoutOnProgress) this.#timeouts.restart(pending);
+    if (pending.resetTimeoutOnProgress) pending.timer?.refresh();
     const {
       progressToken: _token,
       _meta: _ignored,
@@ -436,7 +392,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of pending) {
-      this.#timeouts.remove(entry);
+      entry.timer?.clear();
       entry.totalTimer?.clear();
       if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));

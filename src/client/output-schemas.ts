@@ -1,7 +1,6 @@
 import { ProtocolError } from '../errors.js';
 import type { CallToolResult } from '../protocol/results.js';
 import { describeSchemaErrors, type SchemaValidator } from '../protocol/schema-validation.js';
-import { later } from './connection.js';
 
 /**
  * The `outputSchema` of each tool the server listed, and the check of a call's
@@ -45,15 +44,6 @@ export class OutputSchemas {
   check(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
     const schema = this.#schemaToCheck(name, result);
     return schema === undefined ? result : this.#checkStructured(name, schema, result);
-  }
-
-  /**
-   * `check`, for a ResultMap: with nothing to check, the result itself; otherwise the check,
-   * started on a later microtask (the validator never runs inside the transport's dispatch).
-   */
-  checkLater(name: string, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
-    const schema = this.#schemaToCheck(name, result);
-    return schema === undefined ? result : later(() => this.#checkStructured(name, schema, result));
   }
 
   #schemaToCheck(name: string, result: CallToolResult): object | undefined {

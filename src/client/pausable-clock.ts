@@ -1,7 +1,5 @@
 import { performance } from 'node:perf_hooks';
-
-/** setTimeout's ceiling; longer waits would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from '../validate.js';
 
 /** One timeout of a PausableClock. */
 export interface PausableTimer {
@@ -11,147 +9,70 @@ export interface PausableTimer {
   refresh(): void;
 }
 
-/** A timer (or a lane of them) that came due while paused and waits for the clock to run again. */
-export interface Resumable {
-  resumeHeld(): void;
+interface Entry {
+  readonly fire: () => void;
+  readonly ms: number;
+  /** Running time still to wait, as of `since` (while running) or as it stands (while paused). */
+  left: number;
+  since: number;
+  handle: NodeJS.Timeout | undefined;
 }
 
 /**
- * Timeouts that stand still while the transport waits for a person (an OAuth consent: the user
- * may take minutes, and that wait has its own bound) and run on with the time they had left.
+ * One Client's timeouts, which stand still while a person is asked (an OAuth consent: the user may
+ * take minutes, and that wait has its own bound) and then run on with the time they had left.
  * Pauses nest: the clock runs again when every pause has ended.
- *
- * Every request has a timer, and almost no clock is ever paused, so a timer costs what a plain
- * setTimeout costs: the clock keeps no list of its timers and reads no time while it runs. It
- * only adds up how long it stood still; a timer that comes due checks how much of that fell
- * within its wait and waits that much longer (or, due while paused, until the clock runs again).
  */
 export class PausableClock {
   #pauses = 0;
-  /** Time stood still in ended pauses, ms. */
-  #pausedTotal = 0;
-  /** performance.now() when the current pause began. */
-  #pausedSince = 0;
-  /** Timers that came due while paused, with time left: re-armed on resume. Made on first use. */
-  #held: Set<Resumable> | undefined;
+  readonly #entries = new Set<Entry>();
 
   get paused(): boolean {
     return this.#pauses > 0;
   }
 
-  /** Time stood still so far, the current pause included, ms (only ever grows). */
-  stoodStill(): number {
-    return this.#pauses > 0 ? this.#pausedTotal + (performance.now() - this.#pausedSince) : this.#pausedTotal;
-  }
-
-  /** Time the clock has run, ms: performance.now() less the time it stood still. */
-  runningTime(): number {
-    return performance.now() - this.stoodStill();
-  }
-
   setTimeout(fire: () => void, ms: number): PausableTimer {
-    return new Timer(this, fire, Math.min(ms, MAX_TIMER_MS));
+    const entry: Entry = { fire, ms: Math.min(ms, MAX_TIMER_MS), left: 0, since: 0, handle: undefined };
+    entry.left = entry.ms;
+    this.#entries.add(entry);
+    if (this.#pauses === 0) this.#run(entry);
+    return {
+      clear: () => this.#clear(entry),
+      refresh: () => {
+        if (!this.#entries.has(entry)) return;
+        entry.left = entry.ms;
+        if (entry.handle === undefined) return;
+        clearTimeout(entry.handle);
+        this.#run(entry);
+      },
+    };
   }
 
   pause(): void {
-    if (this.#pauses++ === 0) this.#pausedSince = performance.now();
+    if (this.#pauses++ > 0) return;
+    const now = performance.now();
+    for (const entry of this.#entries) {
+      clearTimeout(entry.handle);
+      entry.handle = undefined;
+      entry.left = Math.max(0, entry.left - (now - entry.since));
+    }
   }
 
   resume(): void {
     if (this.#pauses === 0 || --this.#pauses > 0) return;
-    this.#pausedTotal += performance.now() - this.#pausedSince;
-    const held = this.#held;
-    this.#held = undefined;
-    if (held) for (const timer of held) timer.resumeHeld();
+    for (const entry of this.#entries) this.#run(entry);
   }
 
-  /** Keeps a timer that came due while paused until resume. */
-  hold(timer: Resumable): void {
-    this.#held ??= new Set();
-    this.#held.add(timer);
+  #run(entry: Entry): void {
+    entry.since = performance.now();
+    entry.handle = setTimeout(() => {
+      this.#entries.delete(entry);
+      entry.fire();
+    }, entry.left);
   }
 
-  release(timer: Resumable): void {
-    this.#held?.delete(timer);
-  }
-}
-
-class Timer implements PausableTimer, Resumable {
-  readonly #clock: PausableClock;
-  readonly #fire: () => void;
-  readonly #ms: number;
-  #handle: NodeJS.Timeout | undefined;
-  /** The duration #handle was set for (refresh() can reuse it when it is #ms). */
-  #armedFor = 0;
-  /** The clock's stoodStill() when #handle was set. */
-  #stillAtArm = 0;
-  /** Running time still owed while held (due during a pause). */
-  #left = 0;
-  #held = false;
-  #done = false;
-
-  constructor(clock: PausableClock, fire: () => void, ms: number) {
-    this.#clock = clock;
-    this.#fire = fire;
-    this.#ms = ms;
-    this.#arm(ms);
-  }
-
-  #arm(ms: number): void {
-    this.#armedFor = ms;
-    this.#stillAtArm = this.#clock.stoodStill();
-    this.#handle = setTimeout(this.#due, ms);
-  }
-
-  /**
-   * Wall time `#armedFor` has passed; of it, the clock stood still for `owed`: the running time
-   * the timer still has to wait.
-   */
-  readonly #due = (): void => {
-    this.#handle = undefined;
-    const owed = this.#clock.stoodStill() - this.#stillAtArm;
-    if (owed <= 0) {
-      this.#done = true;
-      this.#fire();
-    } else if (this.#clock.paused) {
-      this.#left = owed;
-      this.#held = true;
-      this.#clock.hold(this);
-    } else {
-      this.#arm(owed);
-    }
-  };
-
-  /** Called by the clock on resume for a held timer. */
-  resumeHeld(): void {
-    this.#held = false;
-    if (!this.#done) this.#arm(this.#left);
-  }
-
-  clear(): void {
-    this.#done = true;
-    if (this.#handle) {
-      clearTimeout(this.#handle);
-      this.#handle = undefined;
-    }
-    if (this.#held) {
-      this.#held = false;
-      this.#clock.release(this);
-    }
-  }
-
-  refresh(): void {
-    if (this.#done) return;
-    if (this.#held) {
-      this.#left = this.#ms;
-      return;
-    }
-    if (this.#handle && this.#armedFor === this.#ms) {
-      this.#stillAtArm = this.#clock.stoodStill();
-      this.#handle.refresh();
-      return;
-    }
-    if (this.#handle) clearTimeout(this.#handle);
-    this.#arm(this.#ms);
+  #clear(entry: Entry): void {
+    clearTimeout(entry.handle);
+    this.#entries.delete(entry);
   }
 }

@@ -14,16 +14,19 @@ import {
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { Implementation } from '../protocol/types.js';
 import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
-import type { CloseReason, ResolvedTransportSpec, Transport } from '../transport/transport.js';
+import type {
+  CloseReason,
+  ResolvedTransportSpec,
+  Transport,
+  TransportRuntime,
+} from '../transport/transport.js';
 import { MAX_TIMER_MS } from '../validate.js';
-import { type AttemptDeadline, attemptDeadline, expireAttempt } from './attempt-deadline.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
 import { Connection } from './connection.js';
-import { Deadlines } from './deadlines.js';
 import { chooseSession, holdEarlyRequests, ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
-import { PausableClock } from './pausable-clock.js';
+import { PausableClock, type PausableTimer } from './pausable-clock.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -131,6 +134,11 @@ export class Supervisor {
   /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
   #onStop: Set<() => void> | undefined;
   #stopped = false;
+  /** The timeouts of this client's attempts and requests, standing still while a person is asked. */
+  readonly #clock = new PausableClock();
+  readonly #runtime: TransportRuntime = {
+    personWaiting: (waiting) => (waiting ? this.#clock.pause() : this.#clock.resume()),
+  };
 
   constructor(config: SupervisorConfig, context: SessionContext, onEvent: SupervisorEventSink) {
     this.#config = config;
@@ -356,13 +364,10 @@ export class Supervisor {
     return new Promise<Session>((resolve, reject) => {
       let settled = false;
       let transport: Transport | undefined;
-      // The connection's clock: the time the user takes to consent (OAuth) is not counted. The
-      // deadline waits in the process's lane for its length, under a Node timer that lane shares
-      // (with requests of that timeout too), not a timer set and cleared per attempt.
-      let deadlines: Deadlines<AttemptDeadline> | undefined;
+      let deadline: PausableTimer | undefined;
       const finish = () => {
         settled = true;
-        deadlines?.remove(deadline);
+        deadline?.clear();
         this.#forgetStop(onStop);
       };
       const fail = (error: Error) => {
@@ -376,7 +381,6 @@ export class Supervisor {
         void transport?.close();
         reject(error);
       };
-      const deadline = attemptDeadline(() => fail(new ConnectTimeoutError(connectTimeout, { server: name })));
       const onStop = () => fail(new ClientClosedError(undefined, { server: name }));
       // The session's promise is taken as #open hands it over (no turn for an async layer between).
       const chosen = (session: Promise<Session>, release: (session: Session) => Session) =>
@@ -398,11 +402,11 @@ export class Supervisor {
       this.#open(chosen).then(undefined, fail);
       // #open made the transport and connection before its first await: both are this attempt's.
       transport = this.#transport;
-      deadlines = new Deadlines<AttemptDeadline>(
-        this.#connection?.clock ?? new PausableClock(),
-        expireAttempt,
+      // The time the user takes to consent (OAuth) is not counted.
+      deadline = this.#clock.setTimeout(
+        () => fail(new ConnectTimeoutError(connectTimeout, { server: name })),
+        connectTimeout,
       );
-      deadlines.add(deadline, connectTimeout);
       this.#whenStopped(onStop);
     });
   }
@@ -416,10 +420,11 @@ export class Supervisor {
     chosen: (session: Promise<Session>, release: (session: Session) => Session) => void,
   ): Promise<void> {
     const config = this.#config;
-    const transport = config.transport.createTransport();
+    const transport = config.transport.createTransport(this.#runtime);
     const connection = new Connection(transport, {
       name: config.name,
       requestTimeout: config.requestTimeout,
+      clock: this.#clock,
     });
     connection.on('notification', (notification) => this.#emit('notification', notification));
     transport.once('message', () => this.#emit('booted'));

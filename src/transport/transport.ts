@@ -1,7 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { CloseReason } from '../close-reason/close-reason.js';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
-import type { PreparedMeta } from '../jsonrpc/serialize.js';
 
 export type { CloseReason, CloseReasonType } from '../close-reason/close-reason.js';
 
@@ -14,12 +13,6 @@ export interface TransportEvents {
    * marked by {@link markNotRun} proves the server never ran the request.
    */
   requestFailed: [id: RequestId, error: Error];
-  /**
-   * The transport starts (true) or stops (false) waiting for a person: an OAuth flow showing the
-   * user the authorization URL. Timeouts above it do not run meanwhile; the wait has its own
-   * bound (`auth.authorizationTimeout`).
-   */
-  awaitingUser: [waiting: boolean];
 }
 
 /**
@@ -32,11 +25,8 @@ export interface Transport extends EventEmitter<TransportEvents> {
   readonly pid?: number | undefined;
   /** Starts the server; resolves once it runs. Rejects (and emits `'close'`) if it cannot start. */
   start(): Promise<void>;
-  /**
-   * Hands one message to the server without waiting. Throws `ConnectionClosedError` after close.
-   * `meta`: a request's `_meta`, serialised once, to add to its params (see serialize()).
-   */
-  send(message: JsonRpcMessage, meta?: PreparedMeta): void;
+  /** Hands one message to the server without waiting. Throws `ConnectionClosedError` after close. */
+  send(message: JsonRpcMessage): void;
   /** Closes for good; resolves when the transport is closed (not when the process is gone). */
   close(): Promise<void>;
   /** The reason it closed, once it has. */
@@ -78,9 +68,19 @@ export interface ResolvedTransportSpec {
   readonly kind: string;
   readonly discovery: DiscoveryRules;
   /** A new, unstarted transport; each (re)start asks for one. */
-  createTransport(): Transport;
+  createTransport(runtime: TransportRuntime): Transport;
   /** True for a failure of this kind that starting again cannot heal (then it is not retried). */
   isPermanentFailure?(error: unknown): boolean;
+}
+
+/** What a Client lends each transport it creates. */
+export interface TransportRuntime {
+  /**
+   * A transport that asks a person something (an OAuth consent) calls this with true as it starts
+   * waiting and false when the answer came: the Client's timeouts stand still meanwhile, as the
+   * wait has its own bound.
+   */
+  readonly personWaiting: (waiting: boolean) => void;
 }
 
 const kNotRun = Symbol('conduit-mcp.notRun');

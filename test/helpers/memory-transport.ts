@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { CloseReason } from '../../src/close-reason/close-reason.js';
 import { ConnectionClosedError, UsageError } from '../../src/errors.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { type PreparedMeta, serialize } from '../../src/jsonrpc/serialize.js';
+import { serialize } from '../../src/jsonrpc/serialize.js';
 import { registerTransportKind } from '../../src/transport/kinds.js';
 import type { DiscoveryRules, Transport, TransportEvents } from '../../src/transport/transport.js';
 
@@ -64,11 +64,11 @@ export class MemoryTransport extends EventEmitter<TransportEvents> implements Tr
     if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason);
   }
 
-  send(message: JsonRpcMessage, meta?: PreparedMeta): void {
+  send(message: JsonRpcMessage): void {
     if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason);
     if (!this.#started) throw new UsageError('send() needs a started transport: await start() first');
-    // The line a real transport writes (a request's prepared _meta spliced in), newline included.
-    const text = serialize(message, meta);
+    // The line a real transport writes, newline included.
+    const text = serialize(message);
     setImmediate(() => {
       if (!this.#closeReason) this.peer.accept(text);
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
-import { prepareMeta, serialize, serializeLine } from '../../src/jsonrpc/serialize.js';
+import { serialize, serializeLine } from '../../src/jsonrpc/serialize.js';
 
 // Every character some line reader treats as the end of a line (JavaScript, Python's splitlines).
 const LINE_BREAKS = [
@@ -124,38 +124,6 @@ describe('serialize', () => {
     );
   });
 
-  test('property: a request or notification as Connection builds it is the very text JSON.stringify gives, with or without a prepared _meta', () => {
-    const escapeBreaks = (text: string) =>
-      text.replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    const noMeta = fc
-      .dictionary(hostileString, value, { maxKeys: 4, noNullPrototype: true })
-      .filter((params) => !Object.hasOwn(params, '_meta'));
-    const shaped = fc
-      .tuple(
-        fc.option(fc.oneof(hostileString, fc.integer(), fc.constant(Number.MAX_SAFE_INTEGER))),
-        hostileString,
-        fc.option(noMeta),
-      )
-      .map(([id, method, params]) => {
-        const message: Record<string, unknown> = { jsonrpc: '2.0' };
-        if (id !== null) message.id = id;
-        message.method = method;
-        if (params !== null) message.params = params;
-        return message as unknown as JsonRpcMessage;
-      });
-    const meta = prepareMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'na\u2028mé', version: '1' } });
-    fc.assert(
-      fc.property(shaped, fc.boolean(), (input, withMeta) => {
-        const params = (input as { params?: object }).params;
-        const expected = withMeta ? { ...input, params: { ...params, _meta: meta.value } } : input;
-        const line = serializeLine(input, withMeta ? meta : undefined);
-        assert.equal(line.text, `${escapeBreaks(JSON.stringify(expected))}\n`);
-        assert.equal(line.bytes, Buffer.byteLength(line.text));
-      }),
-      { numRuns: 2000 },
-    );
-  });
-
   test('an ASCII line, and lines whose only non-ASCII characters are the escaped line breaks, count their bytes', () => {
     for (const text of ['plain', 'a\u2028b', '\u0085', 'é\u2029😀', '\ud800']) {
       const line = serializeLine({ jsonrpc: '2.0', method: 'm', params: { text } });
@@ -204,77 +172,5 @@ describe('serialize', () => {
         message: 'a JSON-RPC message must serialise to a JSON object',
       });
     }
-  });
-
-  describe('a prepared _meta', () => {
-    const ours = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-      'io.modelcontextprotocol/clientInfo': { name: 'client\u2028name', version: '1.0.0' },
-    };
-    const request = (params?: Record<string, unknown>): JsonRpcMessage =>
-      params === undefined
-        ? { jsonrpc: '2.0', id: 7, method: 'tools/call' }
-        : { jsonrpc: '2.0', id: 7, method: 'tools/call', params };
-    /** What the line must hold: the params with our _meta merged over theirs. */
-    const expected = (params?: Record<string, unknown>) => ({
-      ...request(params),
-      params: { ...params, _meta: { ...(params?._meta as object | undefined), ...ours } },
-    });
-
-    test('is added as the params _meta: no params, empty params, params, params with a _meta of their own', () => {
-      const meta = prepareMeta(ours);
-      for (const params of [
-        undefined,
-        {},
-        { name: 'echo', arguments: { text: 'hi "there"\n}}' } },
-        { params: {} },
-        { name: 'echo', _meta: { progressToken: 3, 'io.modelcontextprotocol/protocolVersion': 'theirs' } },
-      ]) {
-        const line = serialize(request(params), meta);
-        assert.ok(line.endsWith('}\n') && line.indexOf('\n') === line.length - 1, 'one line');
-        assert.deepStrictEqual(JSON.parse(line), expected(params));
-        assert.ok(line.includes('client\\u2028name'), 'the line break in the meta is escaped');
-      }
-    });
-
-    test('leaves the caller params untouched and cannot be changed itself', () => {
-      const meta = prepareMeta(ours);
-      const params = { name: 'echo', _meta: { progressToken: 1 } };
-      serialize(request(params), meta);
-      assert.deepStrictEqual(params, { name: 'echo', _meta: { progressToken: 1 } });
-      assert.deepStrictEqual(meta.value, ours);
-      assert.throws(() => {
-        (meta.value as Record<string, unknown>)['io.modelcontextprotocol/protocolVersion'] = 'x';
-      }, TypeError);
-    });
-
-    test('property: any request with a prepared _meta is one line that parses to the merged message', () => {
-      fc.assert(
-        fc.property(fc.dictionary(fc.string(), value), (params) => {
-          const line = serialize(request(params), prepareMeta(ours));
-          assert.equal(line.indexOf('\n'), line.length - 1);
-          assert.deepStrictEqual(JSON.parse(line), JSON.parse(JSON.stringify(expected(params))));
-        }),
-      );
-    });
-
-    test('property: the byte count of a spliced line is exact, with or without params, a _meta of their own or hostile text', () => {
-      const meta = prepareMeta(ours);
-      const params = fc.oneof(
-        fc.constant(undefined),
-        fc.constant({}),
-        fc.dictionary(hostileString, value, { maxKeys: 4, noNullPrototype: true }),
-        fc.record({ _meta: fc.dictionary(hostileString, value, { maxKeys: 2, noNullPrototype: true }) }),
-      );
-      fc.assert(
-        fc.property(params, (given) => {
-          const line = serializeLine(request(given), meta);
-          assert.equal(line.bytes, Buffer.byteLength(line.text));
-          assertOneLine(line.text);
-        }),
-        { numRuns: 1000 },
-      );
-    });
   });
 });

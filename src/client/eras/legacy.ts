@@ -5,12 +5,7 @@ import type { JsonObject, JsonRpcNotification, JsonRpcRequest, RequestId } from 
 import type { LogLevel } from '../../protocol/meta.js';
 import { type Implementation, INPUT_METHODS, type ServerCapabilities } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
-import {
-  type Connection,
-  type InternalRequestOptions,
-  logCancellation,
-  type ResultMap,
-} from '../connection.js';
+import { type Connection, type InternalRequestOptions, logCancellation } from '../connection.js';
 import { loggingUnsupported } from '../log-level.js';
 import { urlElicitationsOf } from './elicitation.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
@@ -103,18 +98,11 @@ export class LegacySession implements Session {
     return { era: 'legacy', version: this.protocolVersion };
   }
 
-  request(
-    method: string,
-    params?: JsonObject,
-    options?: InternalRequestOptions,
-    map?: ResultMap,
-  ): Promise<unknown> {
-    const sent = this.#connection.request(method, params, options, undefined, map);
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown> {
+    const sent = this.#connection.request(method, params, options);
     // Without URL elicitation declared, a -32042 is the caller's error as it is: no wrapper.
     if (!this.#context.handlers.elicitation || !this.#context.elicitationModes?.includes('url')) return sent;
-    return sent.catch((error: unknown) =>
-      this.#retryAfterUrlElicitations(error, method, params, options, map),
-    );
+    return sent.catch((error: unknown) => this.#retryAfterUrlElicitations(error, method, params, options));
   }
 
   /**
@@ -126,11 +114,10 @@ export class LegacySession implements Session {
     method: string,
     params: JsonObject | undefined,
     options: InternalRequestOptions | undefined,
-    map: ResultMap | undefined,
   ): Promise<unknown> {
     if (!(error instanceof McpError) || error.code !== URL_ELICITATION_REQUIRED) throw error;
     await this.#completeUrlElicitations(error, options);
-    return this.#connection.request(method, params, options, undefined, map);
+    return this.#connection.request(method, params, options);
   }
 
   async #completeUrlElicitations(

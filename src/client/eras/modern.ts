@@ -1,6 +1,5 @@
 import { AbortError, ProtocolError, RequestTimeoutError } from '../../errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
-import { type PreparedMeta, prepareMeta } from '../../jsonrpc/serialize.js';
 import { CACHEABLE_METHODS } from '../../protocol/cacheable.js';
 import {
   type LogLevel,
@@ -11,7 +10,7 @@ import {
   META_SERVER_INFO,
 } from '../../protocol/meta.js';
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
-import { type Connection, type InternalRequestOptions, later, type ResultMap } from '../connection.js';
+import type { Connection, InternalRequestOptions } from '../connection.js';
 import { loggingUnsupported } from '../log-level.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
@@ -42,6 +41,12 @@ export function modernMeta(context: SessionContext, version: string): JsonObject
   const level = context.logLevel();
   if (level) meta[META_LOG_LEVEL] = level;
   return meta;
+}
+
+/** The params with the era's `_meta` merged over a `_meta` of their own; the caller's object is not changed. */
+export function withMeta(params: JsonObject | undefined, meta: JsonObject): JsonObject {
+  const own = params?._meta as JsonObject | undefined;
+  return { ...params, _meta: own === undefined ? meta : { ...own, ...meta } };
 }
 
 /** Reads a DiscoverResult leniently; undefined if it is not one. */
@@ -81,7 +86,7 @@ export class ModernSession implements Session {
   readonly #context: SessionContext;
   /** Results obtained through an input_required retry: never cached. */
   #retried: WeakSet<object> | undefined;
-  #metaCache: { level: LogLevel | undefined; meta: PreparedMeta } | undefined;
+  #metaCache: { level: LogLevel | undefined; meta: JsonObject } | undefined;
 
   constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
     this.#connection = connection;
@@ -106,49 +111,31 @@ export class ModernSession implements Session {
   }
 
   /**
-   * The hot path: the first round goes out synchronously, with a `_meta` made and serialised once
-   * per log level, the caller's params and options as they are (options copied only to clamp a
-   * timeout under 1 ms); a complete result resolves at once. `input_required` goes on to #inputRounds.
+   * Sends with the era's `_meta`; an `input_required` result goes on to #inputRounds. Timeouts
+   * under 1 ms are raised to 1 (a 0 would mean "none" to a timer).
    */
-  request(
-    method: string,
-    params?: JsonObject,
-    options: InternalRequestOptions = {},
-    map?: ResultMap,
-  ): Promise<unknown> {
+  async request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
     const started = Date.now();
-    try {
-      const first =
-        (options.timeout !== undefined && options.timeout < 1) ||
-        (options.maxTotalTimeout !== undefined && options.maxTotalTimeout < 1)
-          ? {
-              ...options,
-              timeout: atLeastOne(options.timeout),
-              maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
-            }
-          : options;
-      // Checked as the result settles (no hop of its own); input rounds, which call the user's
-      // handlers, start on a later microtask, as they did after a `.then`.
-      return this.#connection.request(method, params, first, this.#meta(), (result) => {
-        const resultType = (result as { resultType?: unknown } | null)?.resultType;
-        if (resultType === undefined || resultType === 'complete')
-          return map === undefined ? result : map(result);
-        const rounds = later(() => this.#inputRounds(method, params, options, started, result));
-        return map === undefined ? rounds : rounds.then(map);
-      });
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const first =
+      (options.timeout !== undefined && options.timeout < 1) ||
+      (options.maxTotalTimeout !== undefined && options.maxTotalTimeout < 1)
+        ? {
+            ...options,
+            timeout: atLeastOne(options.timeout),
+            maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
+          }
+        : options;
+    const result = await this.#connection.request(method, withMeta(params, this.#meta()), first);
+    const resultType = (result as { resultType?: unknown } | null)?.resultType;
+    if (resultType === undefined || resultType === 'complete') return result;
+    return this.#inputRounds(method, params, options, started, result);
   }
 
-  /**
-   * The `_meta` of every request for the current log level, made and serialised once per level;
-   * the transport adds it to the params, over the caller's own `_meta` if they carry one.
-   */
-  #meta(): PreparedMeta {
+  /** The `_meta` of every request, made once per log level. */
+  #meta(): JsonObject {
     const level = this.#context.logLevel();
     if (this.#metaCache === undefined || this.#metaCache.level !== level) {
-      this.#metaCache = { level, meta: prepareMeta(modernMeta(this.#context, this.protocolVersion)) };
+      this.#metaCache = { level, meta: Object.freeze(modernMeta(this.#context, this.protocolVersion)) };
     }
     return this.#metaCache.meta;
   }
@@ -175,7 +162,7 @@ export class ModernSession implements Session {
           timeout: remaining(timeout),
           maxTotalTimeout: remaining(options.maxTotalTimeout),
         };
-        result = await this.#connection.request(method, round, retry, this.#meta());
+        result = await this.#connection.request(method, withMeta(round, this.#meta()), retry);
       }
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
       if (resultType === 'complete') {

@@ -8,7 +8,7 @@ import type {
   ServerCapabilities,
 } from '../../protocol/types.js';
 import type { Era } from '../../protocol/versions.js';
-import type { InternalRequestOptions, ResultMap } from '../connection.js';
+import type { InternalRequestOptions } from '../connection.js';
 import type { WarningSink } from '../warnings.js';
 import type { ElicitationMode } from './elicitation.js';
 
@@ -55,13 +55,7 @@ export interface Session {
   readonly changeNotifications: ChangeNotifications;
   /** What to remember about the server for its next process (era memory). */
   readonly memory: EraMemory;
-  /** `map`: applied to the final result as it settles (Connection's ResultMap), as `.then(map)` would. */
-  request(
-    method: string,
-    params?: JsonObject,
-    options?: InternalRequestOptions,
-    map?: ResultMap,
-  ): Promise<unknown>;
+  request(method: string, params?: JsonObject, options?: InternalRequestOptions): Promise<unknown>;
   notify(method: string, params?: JsonObject): void;
   /** Stops waiting for one of our requests locally, writing nothing; a late answer is dropped. */
   abandon(id: string | number, error: Error): void;

@@ -1,6 +1,5 @@
 import { HEADER_MISMATCH } from '../../jsonrpc/error-codes.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
-import type { PreparedMeta } from '../../jsonrpc/serialize.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/meta.js';
 
 /** Methods whose `Mcp-Name` header mirrors a body value (2026-07-28 §Standard Request Headers). */
@@ -13,19 +12,9 @@ const NAME_PARAM: Readonly<Record<string, 'name' | 'uri'>> = {
 /** RFC 9110 `token`: what an `x-mcp-header` value may be. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/**
- * The modern protocol version a message declares in `_meta`, if any; with `prepared` (the `_meta`
- * the Connection adds, over the message's own), the version in that first.
- */
-export function modernVersionOf(
-  message: { params?: JsonObject },
-  prepared?: PreparedMeta,
-): string | undefined {
-  const meta =
-    prepared !== undefined && META_PROTOCOL_VERSION in prepared.value
-      ? prepared.value
-      : (message.params?._meta as JsonObject | undefined);
-  const version = meta?.[META_PROTOCOL_VERSION];
+/** The modern protocol version a message declares in `_meta`, if any. */
+export function modernVersionOf(message: { params?: JsonObject }): string | undefined {
+  const version = (message.params?._meta as JsonObject | undefined)?.[META_PROTOCOL_VERSION];
   return typeof version === 'string' ? version : undefined;
 }
 

@@ -31,7 +31,8 @@ export const httpKind: TransportKind = {
     return {
       kind: 'http',
       discovery: HTTP_DISCOVERY,
-      createTransport: () => HttpTransport.fromResolved(options, { name, keyPrefix }),
+      createTransport: ({ personWaiting }) =>
+        HttpTransport.fromResolved(options, { name, keyPrefix, personWaiting }),
       // A 401 where no credential is configured: the server needs one that only the user can give.
       isPermanentFailure: (error) =>
         error instanceof HttpError && error.status === 401 && !hasCredentials(options),

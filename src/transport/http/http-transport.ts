@@ -9,7 +9,7 @@ import {
 } from '../../errors.js';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
-import { type PreparedMeta, serialize, withMeta } from '../../jsonrpc/serialize.js';
+import { serialize } from '../../jsonrpc/serialize.js';
 import { isSecret, revealOption } from '../../secret.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
@@ -66,6 +66,8 @@ export interface HttpTransportContext {
   readonly keyPrefix?: string;
   /** The environment whose proxy variables apply. @defaultValue process.env */
   readonly env?: NodeJS.ProcessEnv;
+  /** Told while the OAuth flow waits for the user's consent (TransportRuntime.personWaiting). */
+  readonly personWaiting?: (waiting: boolean) => void;
 }
 
 /** One request of ours on its way: its own POST and response stream. */
@@ -74,8 +76,6 @@ interface Exchange {
   readonly method: string;
   readonly modern: boolean;
   readonly abort: ExchangeAbort;
-  /** The prepared `_meta` the Connection sent the request with (spliced into each body sent). */
-  readonly meta?: PreparedMeta;
   /** `initialize` only: the MCP-Session-Id its response carried. */
   sessionId?: string;
   /** A `tools/call` already sent again after a HeaderMismatch (at most once). */
@@ -132,6 +132,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   readonly #name: string | undefined;
   readonly #keyPrefix: string;
   readonly #env: NodeJS.ProcessEnv | undefined;
+  readonly #personWaiting: ((waiting: boolean) => void) | undefined;
   #state: State = 'new';
   #closeReason: CloseReason | undefined;
   #closing: Promise<void> | undefined;
@@ -159,6 +160,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     this.#name = context.name;
     this.#keyPrefix = context.keyPrefix ? `${context.keyPrefix}.` : '';
     this.#env = context.env;
+    this.#personWaiting = context.personWaiting;
   }
 
   /** A transport from options validated already (by the Client's spec, once). */
@@ -218,7 +220,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
           this.#options.url,
           this.#options.oauth,
           this.#name,
-          (waiting) => this.emit('awaitingUser', waiting),
+          (waiting) => this.#personWaiting?.(waiting),
           this.#stopSignal,
         );
       }
@@ -248,16 +250,14 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     this.#state = 'open';
   }
 
-  send(message: JsonRpcMessage, meta?: PreparedMeta): void {
+  send(message: JsonRpcMessage): void {
     if (this.#closeReason) throw new ConnectionClosedError(this.#closeReason, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('HttpTransport.send() needs start() first');
-    // Serialised here, so that a message that cannot be (a BigInt, a cycle) throws to the caller;
-    // the prepared _meta is spliced into the JSON, never copied into the params.
-    const body = serialize(message, meta);
-    if (channels.message.hasSubscribers)
-      this.#publishMessage('send', meta === undefined ? message : withMeta(message, meta));
+    // Serialised here, so that a message that cannot be (a BigInt, a cycle) throws to the caller.
+    const body = serialize(message);
+    if (channels.message.hasSubscribers) this.#publishMessage('send', message);
     if ('method' in message) {
-      if ('id' in message) this.#request(message as JsonRpcRequest, meta, body);
+      if ('id' in message) this.#request(message as JsonRpcRequest, body);
       else void this.#notify(message, body);
     } else {
       void this.#postQuietly(message, 'response', body);
@@ -272,14 +272,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   // ---- requests ------------------------------------------------------------------------------
 
   /** Starts the exchange; not async, so that nothing waits to resume when the exchange ends. */
-  #request(message: JsonRpcRequest, meta: PreparedMeta | undefined, body: string): void {
-    const version = modernVersionOf(message, meta);
+  #request(message: JsonRpcRequest, body: string): void {
+    const version = modernVersionOf(message);
     const exchange: Exchange = {
       id: message.id,
       method: message.method,
       modern: version !== undefined,
       abort: new ExchangeAbort(),
-      meta,
     };
     this.#exchanges.set(exchange.id, exchange);
     if (this.#sse) {
@@ -316,7 +315,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     message: JsonRpcRequest,
     headers: Record<string, string>,
     attempt: number,
-    body = serialize(message, exchange.meta),
+    body = serialize(message),
   ): Promise<void> {
     headers.accept = ACCEPT_BOTH;
     headers['content-type'] = 'application/json';
@@ -326,7 +325,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       body,
       signal: exchange.abort,
       mcpMethod: message.method,
-      protocolVersion: this.#versionFor(message, exchange.meta),
+      protocolVersion: this.#versionFor(message),
     };
     try {
       const requester = this.#requester!;
@@ -347,7 +346,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         await this.#exchange(
           exchange,
           message,
-          this.#modernRequestHeaders(message, modernVersionOf(message, exchange.meta)!),
+          this.#modernRequestHeaders(message, modernVersionOf(message)!),
           attempt,
         );
         return;
@@ -380,11 +379,10 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   }
 
   /** The version a request is sent under: its own `_meta`'s, `initialize`'s offer, or the session's. */
-  #versionFor(message: JsonRpcRequest, meta: PreparedMeta | undefined): string | undefined {
+  #versionFor(message: JsonRpcRequest): string | undefined {
     const offered = message.method === 'initialize' ? message.params?.protocolVersion : undefined;
     return (
-      modernVersionOf(message, meta) ??
-      (typeof offered === 'string' ? offered : this.#session?.protocolVersion)
+      modernVersionOf(message) ?? (typeof offered === 'string' ? offered : this.#session?.protocolVersion)
     );
   }
 
@@ -620,7 +618,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
    */
   async #refreshToolHeaders(call: JsonRpcRequest, exchange: Exchange): Promise<boolean> {
     const name = String(call.params?.name);
-    const meta = (exchange.meta ? (withMeta(call, exchange.meta) as JsonRpcRequest) : call).params?._meta;
+    const meta = call.params?._meta;
     let cursor: unknown;
     try {
       for (let page = 0; page < MAX_REFRESH_PAGES; page++) {
@@ -866,7 +864,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       `the endpoint speaks the 2024-11-05 HTTP+SSE transport; messages go to ${this.#sse.endpoint}`,
     );
     await this.#sse
-      .post(serialize(message, exchange.meta), message.method, exchange.abort)
+      .post(serialize(message), message.method, exchange.abort)
       .catch((error) => this.#fail(exchange, error));
   }
 

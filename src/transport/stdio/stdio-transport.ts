@@ -12,7 +12,7 @@ import {
 } from '../../errors.js';
 import { parseMessage } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
-import { type PreparedMeta, serializeLine } from '../../jsonrpc/serialize.js';
+import { serializeLine } from '../../jsonrpc/serialize.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import { batchFileLaunch } from './batch-launch.js';
@@ -175,10 +175,10 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
    * Throws ConnectionClosedError after close, or when this message would pass `maxWriteQueueBytes`
    * (which closes the transport with `write_queue_full`).
    */
-  send(message: JsonRpcMessage, meta?: PreparedMeta): void {
+  send(message: JsonRpcMessage): void {
     if (this.#state === 'closed') throw new ConnectionClosedError(this.#closeReason!, { server: this.#name });
     if (this.#state !== 'open') throw new UsageError('send() needs a started transport: await start() first');
-    const line = serializeLine(message, meta);
+    const line = serializeLine(message);
     if (channels.message.hasSubscribers) this.#publishMessage('send', line.text.trimEnd());
     if (!this.#writeQueue!.write(line.text, line.bytes)) {
       this.#closeWith({ type: 'write_queue_full', limit: this.#options.maxWriteQueueBytes });
