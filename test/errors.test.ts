@@ -348,6 +348,8 @@ describe('describeCloseReason', () => {
       'GET http://127.0.0.1/mcp: the HTTP+SSE event stream ended',
     ],
     [{ type: 'ping_timeout', timeout: 500 }, 'the server did not answer a ping within 500 ms'],
+    [{ type: 'ended' }, 'the other end of the transport went away'],
+    [{ type: 'ended', error: new Error('socket reset') }, 'the transport failed: socket reset'],
   ];
   for (const [reason, text] of cases) {
     test(`${reason.type}${reason.type === 'exit_status' ? ` ${reason.status ?? reason.signal}` : ''}`, () => {
@@ -368,6 +370,7 @@ describe('describeCloseReason', () => {
       ping_timeout: true,
       session_expired: true,
       http_error: true,
+      ended: true,
     };
     assert.deepEqual(new Set(cases.map(([reason]) => reason.type)), new Set(Object.keys(types)));
   });

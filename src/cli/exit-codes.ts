@@ -183,6 +183,10 @@ export function jsonFailure(error: unknown, exitCode: number, context?: MessageC
   };
   if (error instanceof McpError && error.data !== undefined) body.data = error.data;
   const reason = closeReasonOf(error);
-  if (reason) body.closeReason = { ...reason, ...('error' in reason ? { error: reason.error.message } : {}) };
+  if (reason)
+    body.closeReason = {
+      ...reason,
+      ...('error' in reason && reason.error ? { error: reason.error.message } : {}),
+    };
   return { error: body };
 }

@@ -1,14 +1,7 @@
 import type { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { attributeTo } from '../attribution.js';
-import { channels, debug, requestTraced } from '../diagnostics.js';
-import {
-  AbortError,
-  CapabilityError,
-  ClientClosedError,
-  McpError,
-  RequestTimeoutError,
-  UsageError,
-} from '../errors.js';
+import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
 import { screenIcons } from '../protocol/icons.js';
 import type { LogLevel } from '../protocol/meta.js';
@@ -20,79 +13,40 @@ import type {
   ListResourcesResult,
   ListResourceTemplatesResult,
   ListToolsResult,
-  LogMessage,
   ReadResourceResult,
 } from '../protocol/results.js';
-import { capabilitiesFor, type Implementation, type ServerCapabilities } from '../protocol/types.js';
+import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { CloseReason } from '../transport/transport.js';
 import { SafeEmitter } from '../user-code.js';
-import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
+import { type ClientEvents, prepareLifecycleEvent, watchListListeners } from './client-events.js';
 import type { RequestOptions } from './connection.js';
-import type { Session, SessionContext } from './eras/session.js';
+import type { Session } from './eras/session.js';
+import { Listed } from './listed.js';
+import { listAll } from './lists.js';
 import { checkedLogLevel } from './log-level.js';
+import { routeNotification } from './notification-router.js';
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
-import { OutputSchemas } from './output-schemas.js';
-import { listPages } from './pagination.js';
-import { PromptArguments, readGetPromptResult } from './prompts.js';
+import { checkPromptCall, readGetPromptResult } from './prompts.js';
 import { normalizeRequestOptions } from './request-options.js';
-import { sendResending } from './resend.js';
-import { normalizeRoots, type Root } from './roots.js';
+import { RequestPipeline } from './request-pipeline.js';
+import { announceRootsChange, type Root, replacedRoots } from './roots.js';
+import { sessionContextFor } from './session-context.js';
 import {
   type ListSkillsResult,
   type LoadedSkill,
-  listedSkillFile,
   loadVerifiedSkill,
+  readSkillFile,
   type SkillEntry,
   type VerifiedSkillFile,
-  verifySkillFile,
 } from './skills.js';
-import { type ListChangedEvent, Subscriptions } from './subscriptions.js';
-import { type ClientState, type LifecycleEvents, Supervisor, type SupervisorEvents } from './supervisor.js';
-import {
-  type ListTasksResult,
-  readTask,
-  type Task,
-  ToolTasks,
-  taskCapabilityError,
-  tasksMethodRefusal,
-} from './tasks.js';
-import type { ClientWarning } from './warnings.js';
+import { Subscriptions } from './subscriptions.js';
+import { type ClientState, Supervisor, type SupervisorEvents } from './supervisor.js';
+import { TaskCalls } from './task-calls.js';
+import type { ListTasksResult, Task } from './tasks.js';
+import { type WarningSink, warningSink } from './warnings.js';
 
-/**
- * The Supervisor's events (`ready`, `disconnected`, `reconnecting`, `closed`, `notification`),
- * and what the Client reads from the notifications.
- */
-export interface ClientEvents extends LifecycleEvents {
-  log: [message: LogMessage];
-  toolsListChanged: [];
-  resourcesListChanged: [];
-  promptsListChanged: [];
-  resourceUpdated: [event: { uri: string }];
-  /** Legacy tasks: a `notifications/tasks/status` (the task's new state). */
-  taskStatus: [task: Task];
-  /** An optional step failed (a refused `logging/setLevel`, a failed listen stream); still connected. */
-  warning: [warning: ClientWarning];
-}
-
-type Params = JsonObject | undefined;
-
-const LIST_CHANGED: Record<string, ListChangedEvent> = {
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-};
-
-/** The cached lists each change notification makes stale. */
-const STALE_LISTS: Record<ListChangedEvent, string[]> = {
-  toolsListChanged: ['tools/list'],
-  resourcesListChanged: ['resources/list', 'resources/templates/list'],
-  promptsListChanged: ['prompts/list'],
-};
-
-const isListChangedEvent = (event: string | symbol): event is ListChangedEvent =>
-  event === 'toolsListChanged' || event === 'resourcesListChanged' || event === 'promptsListChanged';
+export type { ClientEvents };
 
 /**
  * An MCP client for one server. Validates every option at construction and starts nothing;
@@ -105,74 +59,40 @@ export class Client extends SafeEmitter<ClientEvents> {
   readonly #supervisor: Supervisor;
   #logLevel: LogLevel | undefined;
   #lastSession: Session | undefined;
-  // Made on first use (a connect needs none of them): each is read through its getter below, and
-  // cleared or invalidated only if it exists.
-  #cacheMade: ResultCache | undefined;
+  readonly #requests: RequestPipeline;
+  readonly #listed: Listed;
+  readonly #tasks: TaskCalls;
+  /** Made on first use: attached to the latest session. */
   #subscriptionsMade: Subscriptions | undefined;
-  #outputSchemasMade: OutputSchemas | undefined;
-  #promptArgumentsMade: PromptArguments | undefined;
-  #toolTasksMade: ToolTasks | undefined;
-  /** The tool of each task startToolTask created, until its result is read. */
-  /** The tool of each task started here, by task id; made on the first task. */
-  #taskTools: Map<string, string> | undefined;
   #roots: readonly Root[] | undefined;
+  readonly #warn: WarningSink;
 
   constructor(options: ClientOptions) {
     super();
     this.#options = resolveClientOptions(options);
     this.name = this.#options.name;
+    this.#warn = warningSink(this.name, (warning) => this.emit('warning', warning));
     this.#logLevel = this.#options.logLevel;
     // Modern servers send change notifications only on request: listen while someone listens.
-    const emitter = this as EventEmitter;
-    emitter.on('newListener', Client.#listenerWatch.newListener);
-    emitter.on('removeListener', Client.#listenerWatch.removeListener);
+    watchListListeners(this, () => this.#subscriptions);
     this.#roots = this.#options.roots;
-    const handlers =
-      this.#roots === undefined
-        ? this.#options.handlers
-        : { ...this.#options.handlers, roots: async () => ({ roots: this.#roots }) };
-    const context: SessionContext = {
-      name: this.name,
-      clientInfo: this.#options.clientInfo,
-      handlers,
-      capabilities: capabilitiesFor(handlers, {
-        elicitationModes: this.#options.elicitationModes,
-        samplingTools: this.#options.samplingTools,
-        rootsListChanged: this.#roots !== undefined,
-      }),
-      elicitationModes: this.#options.elicitationModes,
-      samplingTools: this.#options.samplingTools,
-      validateSchema: this.#options.validateSchema,
-      requestTimeout: this.#options.requestTimeout,
+    const context = sessionContextFor(this.#options, {
+      roots: () => this.#roots,
       logLevel: () => this.#logLevel,
       warn: this.#warn,
-    };
-    // The resolved options are the Supervisor's settings as they are: no copy per client.
+    });
     this.#supervisor = new Supervisor(this.#options, context, (event, args) =>
       this.#fromSupervisor(event, args),
     );
-  }
-
-  /** The result cache, unless the `cache` option is off. */
-  get #cache(): ResultCache | undefined {
-    if (!this.#options.cache) return undefined;
-    this.#cacheMade ??= new ResultCache();
-    return this.#cacheMade;
-  }
-
-  get #outputSchemas(): OutputSchemas {
-    this.#outputSchemasMade ??= new OutputSchemas(this.name, this.#options.validateSchema);
-    return this.#outputSchemasMade;
-  }
-
-  get #promptArguments(): PromptArguments {
-    this.#promptArgumentsMade ??= new PromptArguments(this.name);
-    return this.#promptArgumentsMade;
-  }
-
-  get #toolTasks(): ToolTasks {
-    this.#toolTasksMade ??= new ToolTasks(this.name);
-    return this.#toolTasksMade;
+    this.#requests = new RequestPipeline(this.name, this.#supervisor, this.#options);
+    this.#listed = new Listed(this.name, this.#options.validateSchema);
+    this.#tasks = new TaskCalls(
+      this.name,
+      this.#requests,
+      this.#listed,
+      (listOptions) => this.listTools(undefined, listOptions),
+      () => this.#supervisor.session,
+    );
   }
 
   /** Made attached to the latest session, as one made with the client and attached to each would be. */
@@ -184,18 +104,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#subscriptionsMade;
   }
 
-  // Shared by every Client (EventEmitter calls them with the Client as `this`), not two closures each.
-  static readonly #listenerWatch = {
-    newListener(this: Client, event: string | symbol): void {
-      if (isListChangedEvent(event)) this.#subscriptions.setListWanted(event, true);
-    },
-    removeListener(this: Client, event: string | symbol): void {
-      if (isListChangedEvent(event) && this.listenerCount(event) === 0) {
-        this.#subscriptions.setListWanted(event, false);
-      }
-    },
-  };
-
   /**
    * The Supervisor's events: the lifecycle ones and every notification are passed on as they are
    * (a notification first, then what the Client reads from it); a new session is internal.
@@ -205,11 +113,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       this.#onSession(args[0] as Session);
       return;
     }
-    // The lifecycle events' errors (a close reason's, a reconnect's) name the server.
-    attributeTo((args[0] as { error?: unknown } | undefined)?.error, this.name);
-    if (event === 'closed' && channels.clientClosed.hasSubscribers) {
-      channels.clientClosed.publish({ server: this.name, reason: args[0] as CloseReason | undefined });
-    }
+    prepareLifecycleEvent(event, args, this.name);
     (this as EventEmitter).emit(event, ...args);
     if (event === 'notification') this.#onNotification(args[0] as JsonRpcNotification);
   }
@@ -267,43 +171,20 @@ export class Client extends SafeEmitter<ClientEvents> {
   }
 
   /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
-  request(method: string, params?: JsonObject, rawOptions?: RequestOptions): Promise<unknown> {
-    let options: RequestOptions;
-    try {
-      options = normalizeRequestOptions(rawOptions, this.name, method);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (!requestTraced()) return this.#request(method, params, options);
-    return channels.request.tracePromise(() => this.#request(method, params, options), {
-      server: this.name,
-      method,
-    });
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown> {
+    return this.#requests.request(method, params, options);
   }
 
-  /** Waits for a session first if there is none; never throws: every failure is a rejection. */
-  async #request(method: string, params: Params, options: RequestOptions): Promise<unknown> {
-    let session = this.#supervisor.session;
-    if (session === undefined) {
-      const timeout = options.timeout ?? this.#options.requestTimeout;
-      const started = Date.now();
-      session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
-      options = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
-    }
-    const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent);
-    return sendResending(this.#supervisor, session, method, options, this.#options.requestTimeout, send);
-  }
-
-  async #send(session: Session, method: string, params: Params, options: RequestOptions): Promise<unknown> {
-    const missing = missingCapability(method, session.serverCapabilities);
-    if (missing) throw new CapabilityError(method, missing, { server: this.name });
-    if (this.#cache === undefined || !session.isCacheable(method))
-      return session.request(method, params, options);
-    const cached = this.#cache.get(method, params);
-    if (cached !== undefined) return cached;
-    const result = await session.request(method, params, options);
-    if (session.mayCache(result)) this.#cache.set(method, params, result);
-    return result;
+  /**
+   * Checks that the server answers; resolves with the round trip in ms. Legacy: `ping`. The
+   * modern era has no ping: a `server/discover` round trip stands for it.
+   */
+  async ping(options?: RequestOptions): Promise<number> {
+    const checked = normalizeRequestOptions(options, this.name, 'ping');
+    const session = await this.#requests.whenReady('ping', checked);
+    const started = performance.now();
+    await this.#requests.request(session.era === 'modern' ? 'server/discover' : 'ping', undefined, checked);
+    return performance.now() - started;
   }
 
   /** Any notification. Throws if the client is not ready. */
@@ -345,26 +226,8 @@ export class Client extends SafeEmitter<ClientEvents> {
    * `roots.listChanged`).
    */
   setRoots(roots: readonly Root[]): void {
-    if (this.#roots === undefined) {
-      throw new UsageError(
-        'setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)',
-        { server: this.name },
-      );
-    }
-    const normalized = normalizeRoots(roots);
-    if (!Array.isArray(normalized)) {
-      const where = normalized.index === undefined ? '' : ` (roots[${normalized.index}])`;
-      throw new UsageError(`setRoots: ${normalized.problem}${where}`, { server: this.name });
-    }
-    this.#roots = normalized;
-    const session = this.#supervisor.session;
-    if (session?.era !== 'legacy') return;
-    try {
-      session.notify('notifications/roots/list_changed');
-    } catch (error) {
-      // Lost meanwhile: the next connection's server asks roots/list afresh.
-      debug('%s: notifications/roots/list_changed not sent: %s', this.name, (error as Error).message);
-    }
+    this.#roots = replacedRoots(this.#roots, roots, this.name);
+    announceRootsChange(this.#supervisor.session, this.name);
   }
 
   /** Every tool (all pages merged), or one page when `cursor` is given. */
@@ -381,28 +244,11 @@ export class Client extends SafeEmitter<ClientEvents> {
     options?: RequestOptions,
   ): Promise<CallToolResult> {
     const session = this.#supervisor.session;
-    if (
-      session !== undefined &&
-      session.era === 'legacy' &&
-      (this.#toolTasks.mustList(session) || this.#toolTasks.mustRunAsTask(session, params?.name))
-    ) {
-      return this.#callToolOfTaskServer(params, options);
-    }
+    if (this.#tasks.handlesCall(session, params?.name))
+      return this.#tasks.callTool(session!, params, options);
     return this.request('tools/call', params, options).then((result) =>
-      this.#outputSchemas.check(params?.name, result as CallToolResult),
+      this.#listed.outputSchemas.check(params?.name, result as CallToolResult),
     );
-  }
-
-  /** A legacy server that declares task-augmented tools/call: list first, run as a task if required. */
-  async #callToolOfTaskServer(
-    params: { name: string; arguments?: Record<string, unknown> },
-    options?: RequestOptions,
-  ): Promise<CallToolResult> {
-    const session = this.#supervisor.session!;
-    if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
-    if (this.#toolTasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
-    const result = (await this.request('tools/call', params, options)) as CallToolResult;
-    return this.#outputSchemas.check(params.name, result);
   }
 
   /**
@@ -412,37 +258,16 @@ export class Client extends SafeEmitter<ClientEvents> {
    * `optional` or `required` (CapabilityError otherwise, nothing sent). The tools are listed
    * first if they never were.
    */
-  async startToolTask(
+  startToolTask(
     params: { name: string; arguments?: Record<string, unknown>; ttl?: number },
     options?: RequestOptions,
   ): Promise<Task> {
-    const { ttl, ...call } = params;
-    if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0))
-      throw new UsageError(`startToolTask: ttl must be a whole number of ms, got ${String(ttl)}`, {
-        server: this.name,
-      });
-    const session = await this.#supervisor.whenReady('tools/call', {
-      signal: options?.signal,
-      timeout: options?.timeout ?? this.#options.requestTimeout,
-    });
-    if (this.#toolTasks.mustList(session)) await this.listTools(undefined, options);
-    const refusal = this.#toolTasks.refusal(session, call.name);
-    if (refusal) throw taskCapabilityError('tools/call', refusal, this.name);
-    const task = await this.#toolTasks.start(
-      (method, taskParams, requestOptions) => this.request(method, taskParams, requestOptions),
-      call as JsonObject,
-      ttl,
-      options,
-    );
-    this.#taskTools ??= new Map();
-    this.#taskTools.set(task.taskId, call.name);
-    return task;
+    return this.#tasks.startToolTask(params, options);
   }
 
   /** `tasks/get`: the task's current state. */
-  async getTask(taskId: string, options?: RequestOptions): Promise<Task> {
-    const result = await this.#taskRequest('tasks/get', { taskId }, options);
-    return readTask(result, this.name, 'tasks/get');
+  getTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    return this.#tasks.getTask(taskId, options);
   }
 
   /**
@@ -450,12 +275,8 @@ export class Client extends SafeEmitter<ClientEvents> {
    * against the outputSchema of a tool started here). The server answers once the task is
    * terminal, so this waits for it, within the request's timeout.
    */
-  async getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
-    const result = (await this.#taskRequest('tasks/result', { taskId }, options)) as CallToolResult;
-    const tool = this.#taskTools?.get(taskId);
-    if (tool === undefined) return result;
-    this.#taskTools?.delete(taskId);
-    return this.#outputSchemas.check(tool, result);
+  getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
+    return this.#tasks.getTaskResult(taskId, options);
   }
 
   /** `tasks/list` (needs `tasks.list`): every task (all pages merged), or one page with `cursor`. */
@@ -464,43 +285,8 @@ export class Client extends SafeEmitter<ClientEvents> {
   }
 
   /** `tasks/cancel` (needs `tasks.cancel`): resolves with the task as the server now reports it. */
-  async cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
-    const result = await this.#taskRequest('tasks/cancel', { taskId }, options);
-    return readTask(result, this.name, 'tasks/cancel');
-  }
-
-  async #taskRequest(method: string, params: JsonObject, options?: RequestOptions): Promise<unknown> {
-    const session = await this.#supervisor.whenReady(method, {
-      signal: options?.signal,
-      timeout: options?.timeout ?? this.#options.requestTimeout,
-    });
-    const refusal = tasksMethodRefusal(session, method);
-    if (refusal) throw taskCapabilityError(method, refusal, this.name);
-    return this.request(method, params, options);
-  }
-
-  /**
-   * A `required` tool: created as a task, then its result (tasks/result waits for the terminal
-   * state). Giving up (abort, timeout) while waiting cancels the task with tasks/cancel, as the
-   * 2025-11-25 cancellation rules ask for task-augmented requests, when the server declares it.
-   */
-  async #runToolTask(
-    params: { name: string; arguments?: Record<string, unknown> },
-    options?: RequestOptions,
-  ): Promise<CallToolResult> {
-    const task = await this.startToolTask(params, options);
-    try {
-      return await this.getTaskResult(task.taskId, options);
-    } catch (error) {
-      const session = this.#supervisor.session;
-      const gaveUp = error instanceof AbortError || error instanceof RequestTimeoutError;
-      if (gaveUp && session && tasksMethodRefusal(session, 'tasks/cancel') === undefined) {
-        this.request('tasks/cancel', { taskId: task.taskId }).catch((cancelError: Error) =>
-          debug('%s: tasks/cancel %s failed: %s', this.name, task.taskId, cancelError.message),
-        );
-      }
-      throw error;
-    }
+  cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    return this.#tasks.cancelTask(taskId, options);
   }
 
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
@@ -532,10 +318,8 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Reads one file listed in a skill's `resources` and returns it only if its byte size and
    * sha256 digest match the entry; otherwise rejects with SkillVerificationError.
    */
-  async readSkillFile(entry: SkillEntry, uri: string, options?: RequestOptions): Promise<VerifiedSkillFile> {
-    const file = listedSkillFile(entry, uri, this.name);
-    const result = await this.readResource({ uri }, options);
-    return verifySkillFile(file, result, this.name);
+  readSkillFile(entry: SkillEntry, uri: string, options?: RequestOptions): Promise<VerifiedSkillFile> {
+    return readSkillFile((read) => this.readResource({ uri: read }, options), entry, uri, this.name);
   }
 
   /**
@@ -562,15 +346,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
   ): Promise<GetPromptResult> {
-    this.#promptArguments.check(params);
-    if (!this.#promptArguments.listed) {
-      // A server that cannot list its prompts leaves the check to itself.
-      const listed = await this.listPrompts(undefined, options).catch((error: unknown) => {
-        if (error instanceof McpError) return undefined;
-        throw error;
-      });
-      if (listed) this.#promptArguments.check(params);
-    }
+    await checkPromptCall(this.#listed.promptArguments, params, () => this.listPrompts(undefined, options));
     const result = await this.request('prompts/get', params, options);
     return readGetPromptResult(result, params.name, this.name);
   }
@@ -589,10 +365,7 @@ export class Client extends SafeEmitter<ClientEvents> {
    */
   async subscribeResource(uri: string, rawOptions?: RequestOptions): Promise<void> {
     const options = normalizeRequestOptions(rawOptions, this.name, 'resources/subscribe');
-    const session = await this.#supervisor.whenReady('resources/subscribe', {
-      signal: options?.signal,
-      timeout: options.timeout ?? this.#options.requestTimeout,
-    });
+    const session = await this.#requests.whenReady('resources/subscribe', options);
     const missing = missingCapability('resources/subscribe', session.serverCapabilities);
     if (missing) throw new CapabilityError('resources/subscribe', missing, { server: this.name });
     await this.#subscriptions.subscribe(uri, (method, params) => this.request(method, params, options));
@@ -602,101 +375,26 @@ export class Client extends SafeEmitter<ClientEvents> {
     await this.#subscriptions.unsubscribe(uri, (method, params) => this.request(method, params, options));
   }
 
-  async #list(
-    method: string,
-    key: string,
-    params: { cursor?: string } | undefined,
-    options?: RequestOptions,
-  ) {
-    if (method === 'tasks/list') {
-      const session = await this.#supervisor.whenReady(method, {
-        signal: options?.signal,
-        timeout: options?.timeout ?? this.#options.requestTimeout,
-      });
-      const refusal = tasksMethodRefusal(session, method);
-      if (refusal) throw taskCapabilityError(method, refusal, this.name);
-    }
-    const request = (page: JsonObject) =>
-      this.request(method, page, options) as Promise<Record<string, unknown>>;
-    const invalidate = () => this.#cacheMade?.invalidate(method);
-    let result: Record<string, unknown> = await listPages(request, invalidate, {
-      method,
-      key,
-      params,
-      server: this.name,
-    });
-    const items = result[key];
-    if (Array.isArray(items)) {
-      const dropped = { count: 0 };
-      const screened = items.map((item) => screenIcons(item, dropped));
-      if (dropped.count > 0) {
-        // A new object: a cached result is never changed in place.
-        result = { ...result, [key]: screened };
-        debug('%s: %s: left out %d icons with an unsafe source', this.name, method, dropped.count);
-      }
-    }
-    if (method === 'prompts/list') this.#promptArguments.remember(result);
-    if (method === 'tools/list') {
-      this.#outputSchemas.remember(result);
-      this.#toolTasks.remember(result);
-    }
-    return result;
+  #list(method: string, key: string, params: { cursor?: string } | undefined, options?: RequestOptions) {
+    return listAll(this.#requests, this.#listed, this.name, { method, key }, params, options);
   }
-
-  readonly #warn = (warning: ClientWarning): void => {
-    debug('%s', warning.message);
-    if (channels.warning.hasSubscribers) channels.warning.publish({ server: this.name, warning });
-    this.emit('warning', warning);
-  };
 
   #onSession(session: Session): void {
     this.#lastSession = session;
-    this.#cacheMade?.clear();
-    this.#outputSchemasMade?.clear();
-    this.#promptArgumentsMade?.clear();
-    this.#toolTasksMade?.clear();
-    this.#taskTools = undefined;
+    this.#requests.cache?.clear();
+    this.#listed.forgetAll();
+    this.#tasks.clear();
     this.#subscriptionsMade?.attach(session);
   }
 
   /** Runs after the notification itself was passed on as `'notification'`. */
   #onNotification(notification: JsonRpcNotification): void {
-    const { method, params } = notification;
-    if (method === 'notifications/message') {
-      this.emit('log', params as unknown as LogMessage);
-      return;
-    }
-    if (method === 'notifications/tasks/status') {
-      if (typeof params?.taskId === 'string' && typeof params.status === 'string') {
-        const { _meta: _ignored, ...task } = params;
-        this.emit('taskStatus', task as unknown as Task);
-      }
-      return;
-    }
-    const onListenStreams = this.#lastSession?.changeNotifications === 'listen';
-    if (onListenStreams && method === 'notifications/cancelled' && params?.requestId !== undefined) {
-      this.#subscriptions.serverCancelled(
-        params.requestId as string,
-        typeof params.reason === 'string' ? params.reason : undefined,
-      );
-      return;
-    }
-    // Where change notifications come on listen streams, they count only on one of ours.
-    if (onListenStreams && !this.#subscriptions.accept(notification)) return;
-    const changed = LIST_CHANGED[method];
-    if (changed) {
-      this.#cacheMade?.invalidate(...STALE_LISTS[changed]);
-      if (changed === 'promptsListChanged') this.#promptArgumentsMade?.clear();
-      if (changed === 'toolsListChanged') {
-        this.#outputSchemasMade?.clear();
-        this.#toolTasksMade?.clear();
-      }
-      this.emit(changed);
-      return;
-    }
-    if (method === 'notifications/resources/updated' && typeof params?.uri === 'string') {
-      this.#cacheMade?.invalidateUri(params.uri);
-      this.emit('resourceUpdated', { uri: params.uri });
-    }
+    routeNotification(notification, {
+      session: this.#lastSession,
+      cache: this.#requests.cache,
+      listed: this.#listed,
+      subscriptions: () => this.#subscriptions,
+      emit: (event, ...args) => (this as EventEmitter).emit(event, ...args),
+    });
   }
 }

@@ -1,4 +1,4 @@
-import { ProtocolError, UsageError } from '../errors.js';
+import { McpError, ProtocolError, UsageError } from '../errors.js';
 import type { GetPromptResult, Prompt } from '../protocol/results.js';
 import { describe, isPlainObject } from '../validate.js';
 
@@ -134,4 +134,22 @@ function getPromptProblem(result: unknown): string | undefined {
     if (problem) return `messages[${index}].content ${problem}`;
   }
   return undefined;
+}
+
+/**
+ * Checks a `prompts/get` call's arguments, listing the prompts first if this session never did
+ * (a server that cannot list them leaves the check to itself): UsageError, nothing sent.
+ */
+export async function checkPromptCall(
+  prompts: PromptArguments,
+  params: { name: string; arguments?: Record<string, string> },
+  listPrompts: () => Promise<unknown>,
+): Promise<void> {
+  prompts.check(params);
+  if (prompts.listed) return;
+  const listed = await listPrompts().catch((error: unknown) => {
+    if (error instanceof McpError) return undefined;
+    throw error;
+  });
+  if (listed) prompts.check(params);
 }

@@ -1,4 +1,7 @@
+import { debug } from '../diagnostics.js';
+import { UsageError } from '../errors.js';
 import { describe } from '../validate.js';
+import type { Session } from './eras/session.js';
 
 /** A root the client exposes to the server (`roots/list`). */
 export interface Root {
@@ -51,4 +54,29 @@ export function normalizeRoots(value: unknown): Root[] | { index: number | undef
     roots.push(root);
   }
   return roots;
+}
+
+/** `setRoots`: the new roots normalised, or a UsageError naming the first problem. */
+export function replacedRoots(current: readonly Root[] | undefined, roots: unknown, server: string): Root[] {
+  if (current === undefined) {
+    throw new UsageError(
+      'setRoots() needs the roots option at construction (roots: [] declares the roots capability with listChanged)',
+      { server },
+    );
+  }
+  const normalized = normalizeRoots(roots);
+  if (Array.isArray(normalized)) return normalized;
+  const where = normalized.index === undefined ? '' : ` (roots[${normalized.index}])`;
+  throw new UsageError(`setRoots: ${normalized.problem}${where}`, { server });
+}
+
+/** Legacy: tells the server its roots changed. A server that asks later (every modern request, every reconnect) needs nothing. */
+export function announceRootsChange(session: Session | undefined, server: string): void {
+  if (session?.era !== 'legacy') return;
+  try {
+    session.notify('notifications/roots/list_changed');
+  } catch (error) {
+    // Lost meanwhile: the next connection's server asks roots/list afresh.
+    debug('%s: notifications/roots/list_changed not sent: %s', server, (error as Error).message);
+  }
 }

@@ -199,3 +199,14 @@ export async function loadVerifiedSkill(
   }
   return { entry, frontmatter, body: text.slice(match[0].length), file };
 }
+
+/** Reads a file listed in a skill's `resources`, verified against the entry (SkillVerificationError). */
+export async function readSkillFile(
+  readResource: (uri: string) => Promise<ReadResourceResult>,
+  entry: SkillEntry,
+  uri: string,
+  server: string,
+): Promise<VerifiedSkillFile> {
+  const file = listedSkillFile(entry, uri, server);
+  return verifySkillFile(file, await readResource(uri), server);
+}

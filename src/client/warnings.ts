@@ -1,3 +1,4 @@
+import { channels, debug } from '../diagnostics.js';
 /**
  * Something the client did on its own initiative failed, and the connection goes on without it.
  * Emitted as the Client's `'warning'` event, published on `conduit-mcp:client:warning`, and
@@ -32,3 +33,12 @@ export interface ClientWarning {
 }
 
 export type WarningSink = (warning: ClientWarning) => void;
+
+/** A client's WarningSink: each warning logged, published on `conduit-mcp:client:warning`, then emitted. */
+export function warningSink(server: string, emit: (warning: ClientWarning) => void): WarningSink {
+  return (warning) => {
+    debug('%s', warning.message);
+    if (channels.warning.hasSubscribers) channels.warning.publish({ server, warning });
+    emit(warning);
+  };
+}

@@ -18,6 +18,11 @@ export type CloseReason =
    * taken as lost (its transport is closed and the client reconnects).
    */
   | { type: 'ping_timeout'; timeout: number }
+  /**
+   * A custom transport (or an in-memory pair) ended on its own: the other end went away, or,
+   * with `error`, the transport failed. Also what a custom transport's unknown close reason becomes.
+   */
+  | { type: 'ended'; error?: Error }
   | StdioCloseReason
   | HttpCloseReason;
 
@@ -27,6 +32,10 @@ const CLOSE_REASON_TEXT: Describers<CloseReason> = {
   closed: () => 'closed by the client',
   connect_failed: (reason) => `the connection attempt failed: ${reason.error.message}`,
   ping_timeout: (reason) => `the server did not answer a ping within ${reason.timeout} ms`,
+  ended: (reason) =>
+    reason.error
+      ? `the transport failed: ${reason.error.message}`
+      : 'the other end of the transport went away',
   ...STDIO_CLOSE_REASON_TEXT,
   ...HTTP_CLOSE_REASON_TEXT,
 };

@@ -7,8 +7,7 @@ import type { CloseReason } from '../../src/close-reason/close-reason.js';
 import { ConnectionClosedError, UsageError } from '../../src/errors.js';
 import type { JsonRpcMessage } from '../../src/jsonrpc/messages.js';
 import { serialize } from '../../src/jsonrpc/serialize.js';
-import { registerTransportKind } from '../../src/transport/kinds.js';
-import type { DiscoveryRules, Transport, TransportEvents } from '../../src/transport/transport.js';
+import type { Transport, TransportEvents } from '../../src/transport/transport.js';
 
 interface PeerEvents {
   message: [message: JsonRpcMessage];
@@ -94,42 +93,14 @@ export class MemoryTransport extends EventEmitter<TransportEvents> implements Tr
   }
 }
 
-/** Discovery over memory reads like stdio's: no answer or any other error means legacy. */
-const MEMORY_DISCOVERY: DiscoveryRules = {
-  probeTimeout: 3000,
-  probeTimeoutMeansLegacy: true,
-  probeErrorMeansLegacy: () => true,
-  closeDuringProbeMeansLegacy: true,
-};
-
-/**
- * `{ type: 'memory', serve }` for a Client in tests: each (re)start creates a new pair and
- * hands its peer to `serve`, which plays the server. Cast the spec (`as never`): it is not a
- * public transport type.
- */
-export interface MemorySpec {
-  readonly type: 'memory';
-  readonly serve: (peer: MemoryPeer) => void;
-}
-
-registerTransportKind({
-  type: 'memory',
-  resolve(raw) {
-    const serve = raw.serve as MemorySpec['serve'];
-    if (typeof serve !== 'function') throw new TypeError('a memory transport spec needs serve(peer)');
-    return {
-      kind: 'memory',
-      discovery: MEMORY_DISCOVERY,
-      createTransport() {
-        const transport = new MemoryTransport();
-        serve(transport.peer);
-        return transport;
-      },
-    };
-  },
-});
-
-/** A memory spec for ClientOptions.transport. */
+/** A custom transport spec for ClientOptions.transport: each (re)start makes a new pair and hands its peer to `serve`. */
 export function memorySpec(serve: (peer: MemoryPeer) => void): never {
-  return { type: 'memory', serve } satisfies MemorySpec as never;
+  return {
+    type: 'custom',
+    create() {
+      const transport = new MemoryTransport();
+      serve(transport.peer);
+      return transport;
+    },
+  } as never;
 }

@@ -1,0 +1,89 @@
+import { channels, requestTraced } from '../diagnostics.js';
+import { CapabilityError } from '../errors.js';
+import type { JsonObject } from '../jsonrpc/messages.js';
+import { ResultCache } from './cache.js';
+import { missingCapability } from './capabilities.js';
+import type { RequestOptions } from './connection.js';
+import type { Session } from './eras/session.js';
+import { normalizeRequestOptions } from './request-options.js';
+import { sendResending } from './resend.js';
+import type { Supervisor } from './supervisor.js';
+
+/**
+ * The way of every request of a Client: its options checked, traced on `conduit-mcp:client:request`
+ * when someone listens, held until a session is ready (within its timeout), refused when the
+ * server lacks the capability, served from the result cache where the era allows, and sent again
+ * once when the server proved it never ran it.
+ */
+export class RequestPipeline {
+  readonly #name: string;
+  readonly #supervisor: Supervisor;
+  readonly #defaultTimeout: number;
+  readonly #caching: boolean;
+  #cache: ResultCache | undefined;
+
+  constructor(name: string, supervisor: Supervisor, options: { requestTimeout: number; cache: boolean }) {
+    this.#name = name;
+    this.#supervisor = supervisor;
+    this.#defaultTimeout = options.requestTimeout;
+    this.#caching = options.cache;
+  }
+
+  /** The result cache once a cacheable result was stored (undefined before, and with `cache: false`). */
+  get cache(): ResultCache | undefined {
+    return this.#cache;
+  }
+
+  request(method: string, params: JsonObject | undefined, rawOptions: unknown): Promise<unknown> {
+    let options: RequestOptions;
+    try {
+      options = normalizeRequestOptions(rawOptions, this.#name, method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!requestTraced()) return this.#request(method, params, options);
+    return channels.request.tracePromise(() => this.#request(method, params, options), {
+      server: this.#name,
+      method,
+    });
+  }
+
+  /** The session, once there is one, within the options' timeout (the client's by default). */
+  whenReady(method: string, options: RequestOptions | undefined): Promise<Session> {
+    return this.#supervisor.whenReady(method, {
+      signal: options?.signal,
+      timeout: options?.timeout ?? this.#defaultTimeout,
+    });
+  }
+
+  async #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<unknown> {
+    let session = this.#supervisor.session;
+    if (session === undefined) {
+      const timeout = options.timeout ?? this.#defaultTimeout;
+      const started = Date.now();
+      session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
+      options = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
+    }
+    const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent);
+    return sendResending(this.#supervisor, session, method, options, this.#defaultTimeout, send);
+  }
+
+  async #send(
+    session: Session,
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions,
+  ): Promise<unknown> {
+    const missing = missingCapability(method, session.serverCapabilities);
+    if (missing) throw new CapabilityError(method, missing, { server: this.#name });
+    if (!this.#caching || !session.isCacheable(method)) return session.request(method, params, options);
+    const cached = this.#cache?.get(method, params);
+    if (cached !== undefined) return cached;
+    const result = await session.request(method, params, options);
+    if (session.mayCache(result)) {
+      this.#cache ??= new ResultCache();
+      this.#cache.set(method, params, result);
+    }
+    return result;
+  }
+}
