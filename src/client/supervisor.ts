@@ -1,12 +1,9 @@
 import { channels, debug } from '../diagnostics.js';
 import {
-  AbortError,
   AuthError,
   ClientClosedError,
   ConfigError,
   ConnectionClosedError,
-  ConnectTimeoutError,
-  RequestTimeoutError,
   SpawnError,
   UnsupportedProtocolVersionError,
   UsageError,
@@ -20,13 +17,15 @@ import type {
   Transport,
   TransportRuntime,
 } from '../transport/transport.js';
-import { MAX_TIMER_MS } from '../validate.js';
 import { type ReconnectPolicy, reconnectDelay } from './backoff.js';
-import { Connection } from './connection.js';
-import { chooseSession, holdEarlyRequests, ProbeExitError } from './eras/discovery.js';
+import type { Connection } from './connection.js';
+import { failureCause, startAttempt } from './connection-attempt.js';
+import { ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
-import { PausableClock, type PausableTimer } from './pausable-clock.js';
+import { PausableClock } from './pausable-clock.js';
+import { ReadyWaiters } from './ready-waiters.js';
+import { waitFor } from './wait.js';
 
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
@@ -63,10 +62,7 @@ export interface SupervisorEvents extends LifecycleEvents {
   session: [session: Session];
 }
 
-/**
- * The settings the Supervisor reads: the Client's resolved options, shared as they are (no copy
- * per client).
- */
+/** The settings the Supervisor reads: the Client's resolved options. */
 export interface SupervisorConfig {
   readonly name: string;
   /** Creates each process's transport and brings its kind's discovery rules. */
@@ -81,7 +77,7 @@ export interface SupervisorConfig {
   readonly pingInterval?: number | undefined;
 }
 
-/** Receives every event (one function, not a listener table per client). */
+/** Receives every event the Supervisor emits. */
 export type SupervisorEventSink = (event: keyof SupervisorEvents, args: unknown[]) => void;
 
 /** Failures that starting again cannot heal: reported at once, never retried. */
@@ -95,11 +91,6 @@ export function isPermanentFailure(error: unknown): boolean {
   );
 }
 
-interface Waiter {
-  resolve: (session: Session) => void;
-  reject: (error: Error) => void;
-}
-
 /**
  * Keeps one server available: starts it, opens the session (era from memory or the probe),
  * and when the process exits or the transport closes for any reason but close(), restarts it
@@ -110,11 +101,6 @@ export class Supervisor {
   readonly #context: SessionContext;
   readonly #onEvent: SupervisorEventSink;
   #state: ClientState = 'idle';
-
-  /** Read through a method so TypeScript does not narrow it across awaits. */
-  #isClosed(): boolean {
-    return this.#state === 'closed';
-  }
   #session: Session | undefined;
   #connection: Connection | undefined;
   #transport: Transport | undefined;
@@ -129,11 +115,9 @@ export class Supervisor {
   #attempts = 0;
   /** A strict legacy server that exited at the probe is restarted straight into initialize once. */
   #restartedAfterProbeExit = false;
-  /** Requests waiting for a session; made on the first. */
-  #waiters: Set<Waiter> | undefined;
-  /** What close() (or giving up) stops: the attempt under way, the backoff wait. Made on first use. */
-  #onStop: Set<() => void> | undefined;
-  #stopped = false;
+  readonly #waiters = new ReadyWaiters();
+  /** Aborted by close() or giving up: ends the attempt under way and the backoff wait. */
+  readonly #stop = new AbortController();
   /** The timeouts of this client's attempts and requests, standing still while a person is asked. */
   readonly #clock = new PausableClock();
   readonly #runtime: TransportRuntime = {
@@ -148,6 +132,11 @@ export class Supervisor {
 
   #emit<E extends keyof SupervisorEvents>(event: E, ...args: SupervisorEvents[E]): void {
     this.#onEvent(event, args);
+  }
+
+  /** Read through a method so TypeScript does not narrow it across awaits. */
+  #isClosed(): boolean {
+    return this.#state === 'closed';
   }
 
   get state(): ClientState {
@@ -194,34 +183,12 @@ export class Supervisor {
     if (this.#state === 'closed') return Promise.reject(this.#closedError(method));
     if (this.#state === 'idle')
       return Promise.reject(new UsageError(`${method} needs connect() first`, { server }));
-    const { signal, timeout } = options;
-    if (signal?.aborted) return Promise.reject(new AbortError(method, signal.reason, { server }));
-    return new Promise<Session>((resolve, reject) => {
-      const done = () => {
-        this.#waiters?.delete(waiter);
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const waiter: Waiter = {
-        resolve: (session) => {
-          done();
-          resolve(session);
-        },
-        reject: (error) => {
-          done();
-          reject(error);
-        },
-      };
-      const onAbort = () => waiter.reject(new AbortError(method, signal!.reason, { server }));
-      // Waiting past the timeout is explained by the failure that made the client reconnect.
-      const onTimeout = () =>
-        waiter.reject(new RequestTimeoutError(method, timeout, { server, cause: this.#lastError }));
-      const timer = Number.isFinite(timeout)
-        ? setTimeout(onTimeout, Math.min(timeout, MAX_TIMER_MS))
-        : undefined;
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters ??= new Set();
-      this.#waiters.add(waiter);
+    return this.#waiters.wait({
+      method,
+      server,
+      timeout: options.timeout,
+      signal: options.signal,
+      cause: () => this.#lastError,
     });
   }
 
@@ -230,84 +197,103 @@ export class Supervisor {
     if (this.#state === 'closed') return;
     const wasIdle = this.#state === 'idle';
     this.#state = 'closed';
-    this.#stopAll();
+    this.#stop.abort();
     this.#session?.dispose();
     this.#session = undefined;
-    // The error (and its stack) is made only when a request waits for ready.
-    if (this.#waiters?.size)
-      this.#rejectWaiters(new ClientClosedError(undefined, { server: this.#config.name }));
+    this.#waiters.reject(new ClientClosedError(undefined, { server: this.#config.name }));
     const transport = this.#transport;
     if (transport) await transport.close();
     if (!wasIdle) this.#emit('closed', undefined);
   }
 
   /**
-   * Attempts until a session is ready (after the backoff for `lost`, a connection that was up),
-   * then returns: while ready nothing waits here (no suspended async function per client); the
-   * connection's 'close' starts the next run through #lost.
+   * The reconnect loop: attempts until a session is ready, serves it until its connection closes,
+   * and starts again; returns once closed or out of attempts.
    */
-  async #run(lost?: ConnectionClosedError): Promise<void> {
-    if (lost !== undefined && !(await this.#backoff(this.#attempts, lost))) return;
-    while (!this.#isClosed()) {
+  async #run(): Promise<void> {
+    for (;;) {
       let session: Session;
       try {
         session = await this.#attempt();
       } catch (error) {
-        if (this.#isClosed()) {
-          this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server: this.#config.name }));
-          return;
-        }
-        if (error instanceof ProbeExitError && !this.#restartedAfterProbeExit) {
-          // Some strict legacy servers exit when the first message is not initialize.
-          this.#restartedAfterProbeExit = true;
-          this.#memory = { era: 'legacy', version: LATEST_LEGACY_VERSION };
-          debug('%s: %s; restarting straight into initialize', this.#config.name, error.message);
-          continue;
-        }
-        const cause = error instanceof ProbeExitError ? error.cause : (error as Error);
-        this.#lastError = cause;
-        if (
-          isPermanentFailure(cause) ||
-          this.#config.transport.isPermanentFailure?.(cause) ||
-          this.#attempts >= this.#config.reconnect.maxReconnects
-        ) {
-          this.#giveUp(cause, this.#takeSettleFirst()?.reject);
-          return;
-        }
-        this.#attempts += 1;
-        if (!(await this.#backoff(this.#attempts, cause))) {
-          this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server: this.#config.name }));
-          return;
-        }
-        continue;
+        if (await this.#retryAfter(error as Error)) continue;
+        return;
       }
-      this.#onReady(session);
-      return;
+      const connection = this.#connection!;
+      const stopServing = this.#onReady(session, connection);
+      const reason = await closeOf(connection);
+      stopServing();
+      if (!(await this.#reconnectAfter(reason))) return;
     }
   }
 
-  #takeSettleFirst(): { resolve: () => void; reject: (error: Error) => void } | undefined {
-    const settle = this.#settleFirst;
-    this.#settleFirst = undefined;
-    return settle;
+  /** One attempt; its transport and connection are the current ones from the start. */
+  async #attempt(): Promise<Session> {
+    const attempt = startAttempt({
+      config: this.#config,
+      context: this.#context,
+      memory: this.#memory,
+      clock: this.#clock,
+      runtime: this.#runtime,
+      signal: this.#stop.signal,
+      onNotification: (notification) => this.#emit('notification', notification),
+      onBooted: () => this.#emit('booted'),
+    });
+    this.#transport = attempt.transport;
+    this.#connection = attempt.connection;
+    try {
+      return await attempt.session;
+    } catch (error) {
+      if (!this.#isClosed()) this.#lastReason = attempt.failure;
+      throw error;
+    }
   }
 
-  #onReady(session: Session): void {
+  /** An attempt failed: true to attempt again (straight away after a probe exit, else after the backoff). */
+  async #retryAfter(error: Error): Promise<boolean> {
+    const server = this.#config.name;
+    if (this.#isClosed()) {
+      this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server }));
+      return false;
+    }
+    if (error instanceof ProbeExitError && !this.#restartedAfterProbeExit) {
+      // Some strict legacy servers exit when the first message is not initialize.
+      this.#restartedAfterProbeExit = true;
+      this.#memory = { era: 'legacy', version: LATEST_LEGACY_VERSION };
+      debug('%s: %s; restarting straight into initialize', server, error.message);
+      return true;
+    }
+    const cause = failureCause(error);
+    this.#lastError = cause;
+    if (
+      isPermanentFailure(cause) ||
+      this.#config.transport.isPermanentFailure?.(cause) ||
+      this.#attempts >= this.#config.reconnect.maxReconnects
+    ) {
+      this.#giveUp(cause, this.#takeSettleFirst()?.reject);
+      return false;
+    }
+    this.#attempts += 1;
+    if (await this.#backoff(this.#attempts, cause)) return true;
+    this.#takeSettleFirst()?.reject(new ClientClosedError(undefined, { server }));
+    return false;
+  }
+
+  /** The session is ready: announce it and start what serving it needs; returns what stops that. */
+  #onReady(session: Session, connection: Connection): () => void {
     this.#session = session;
     this.#memory = session.memory;
     this.#state = 'ready';
-    const ready: ReadyEvent = {
+    debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
+    this.#emit('session', session);
+    this.#emit('ready', {
       era: session.era,
       protocolVersion: session.protocolVersion,
       serverInfo: session.serverInfo,
-    };
-    if (debug.enabled)
-      debug('%s: ready (%s era, %s)', this.#config.name, session.era, session.protocolVersion);
-    this.#emit('session', session);
-    this.#emit('ready', ready);
-    if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.resolve(session);
+    });
+    this.#waiters.resolve(session);
     this.#takeSettleFirst()?.resolve();
-    // After resetAfter up, the backoff starts over (no timer when there is nothing to reset).
+    // After resetAfter up, the backoff starts over.
     const healthy =
       this.#attempts > 0
         ? setTimeout(() => {
@@ -315,7 +301,6 @@ export class Supervisor {
           }, this.#config.reconnect.resetAfter).unref()
         : undefined;
     const { pingInterval } = this.#config;
-    const connection = this.#connection!;
     const stopPinging =
       pingInterval !== undefined && session.era === 'legacy'
         ? keepAlive(connection, {
@@ -324,140 +309,28 @@ export class Supervisor {
             warn: this.#context.warn,
           })
         : undefined;
-    // One microtask after the close, as an await of it would be.
-    const onClose = (reason: CloseReason) =>
-      queueMicrotask(() => {
-        stopPinging?.();
-        clearTimeout(healthy);
-        session.dispose();
-        this.#lost(reason);
-      });
-    if (connection.closeReason) onClose(connection.closeReason);
-    else connection.on('close', onClose); // 'close' comes once
+    return () => {
+      stopPinging?.();
+      clearTimeout(healthy);
+      session.dispose();
+    };
   }
 
-  /** The ready connection closed: restart with backoff, unless closed or out of attempts. */
-  #lost(reason: CloseReason): void {
-    if (this.#isClosed()) return;
+  /** The ready connection closed: true to attempt again after the backoff, false if closed or out of attempts. */
+  async #reconnectAfter(reason: CloseReason): Promise<boolean> {
+    if (this.#isClosed()) return false;
     this.#session = undefined;
     this.#lastReason = reason;
-    this.#lastError = new ConnectionClosedError(reason, { server: this.#config.name });
+    const lost = new ConnectionClosedError(reason, { server: this.#config.name });
+    this.#lastError = lost;
     this.#state = 'reconnecting';
     this.#emit('disconnected', reason);
     if (this.#attempts >= this.#config.reconnect.maxReconnects) {
       this.#giveUp(undefined);
-      return;
+      return false;
     }
     this.#attempts += 1;
-    void this.#run(new ConnectionClosedError(reason, { server: this.#config.name }));
-  }
-
-  /**
-   * One attempt within `connectTimeout`, cut short by close(). Past the deadline (a Secret that
-   * never resolves, a server that never answers) the attempt's transport is closed and the attempt
-   * fails like any other; the close reason kept is the transport's own when the server failed,
-   * else `connect_failed` with the error. One promise, settled by whichever comes first: the
-   * session, the failure, the deadline or close().
-   */
-  #attempt(): Promise<Session> {
-    const { connectTimeout, name } = this.#config;
-    return new Promise<Session>((resolve, reject) => {
-      let settled = false;
-      let transport: Transport | undefined;
-      let deadline: PausableTimer | undefined;
-      const finish = () => {
-        settled = true;
-        deadline?.clear();
-        this.#forgetStop(onStop);
-      };
-      const fail = (error: Error) => {
-        if (settled) return;
-        finish();
-        const own = transport?.closeReason;
-        if (!this.#isClosed()) {
-          this.#lastReason =
-            own && own.type !== 'closed' ? own : { type: 'connect_failed', error: unwrap(error) };
-        }
-        void transport?.close();
-        reject(error);
-      };
-      const onStop = () => fail(new ClientClosedError(undefined, { server: name }));
-      // The session's promise is taken as #open hands it over (no turn for an async layer between).
-      const chosen = (session: Promise<Session>, release: (session: Session) => Session) =>
-        session.then((opened) => {
-          let released: Session;
-          try {
-            released = release(opened);
-          } catch (error) {
-            fail(error as Error);
-            return;
-          }
-          // The losing attempt settles on its own once its transport is closed.
-          if (settled) released.dispose();
-          else {
-            finish();
-            resolve(released);
-          }
-        }, fail);
-      this.#open(chosen).then(undefined, fail);
-      // #open made the transport and connection before its first await: both are this attempt's.
-      transport = this.#transport;
-      // The time the user takes to consent (OAuth) is not counted.
-      deadline = this.#clock.setTimeout(
-        () => fail(new ConnectTimeoutError(connectTimeout, { server: name })),
-        connectTimeout,
-      );
-      this.#whenStopped(onStop);
-    });
-  }
-
-  /**
-   * One attempt: a new process, a new connection, and once the transport runs, the way into the
-   * session chosen; its promise goes to `chosen` with the step that releases the server requests
-   * held meanwhile. Rejects if the transport cannot start (or the client was closed meanwhile).
-   */
-  async #open(
-    chosen: (session: Promise<Session>, release: (session: Session) => Session) => void,
-  ): Promise<void> {
-    const config = this.#config;
-    const transport = config.transport.createTransport(this.#runtime);
-    const connection = new Connection(transport, {
-      name: config.name,
-      requestTimeout: config.requestTimeout,
-      clock: this.#clock,
-    });
-    connection.on('notification', (notification) => this.#emit('notification', notification));
-    transport.once('message', () => this.#emit('booted'));
-    this.#transport = transport;
-    this.#connection = connection;
-    try {
-      await transport.start();
-      if (this.#isClosed()) throw new ClientClosedError(undefined, { server: config.name });
-    } catch (error) {
-      void transport.close();
-      throw error;
-    }
-    // The session's two steps: server requests held, then the way in chosen (from memory or the probe).
-    const held = holdEarlyRequests(connection);
-    chosen(
-      chooseSession(connection, this.#context, {
-        mode: config.protocol,
-        discovery: config.transport.discovery,
-        probeTimeout: config.probeTimeout,
-        memory: this.#memory,
-        handshakeTimeout: config.requestTimeout,
-      }),
-      (session) => held.release(session, this.#context.name),
-    );
-  }
-
-  /** What a call on a closed client gets: the last close reason, and the failure behind it. */
-  #closedError(method?: string): ClientClosedError {
-    return new ClientClosedError(this.#lastReason, {
-      server: this.#config.name,
-      method,
-      cause: this.#lastError,
-    });
+    return this.#backoff(this.#attempts, lost);
   }
 
   /** Waits the backoff delay for this attempt; false if close() came first. */
@@ -469,55 +342,41 @@ export class Supervisor {
     }
     debug('%s: reconnect attempt %d in %d ms', this.#config.name, attempt, delay);
     this.#emit('reconnecting', { attempt, delay, error });
-    if (this.#stopped) return false;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#forgetStop(done);
-        resolve();
-      };
-      const timer = setTimeout(done, delay);
-      this.#whenStopped(done);
-    });
+    const over = () => undefined;
+    await waitFor(undefined, { timeout: delay, signal: this.#stop.signal, onTimeout: over, onAbort: over });
     return !this.#isClosed();
   }
 
   #giveUp(cause: Error | undefined, rejectFirst?: (error: Error) => void): void {
     this.#state = 'closed';
-    this.#stopAll();
+    this.#stop.abort();
     const reason = this.#lastReason;
     debug('%s: giving up (%s)', this.#config.name, cause?.message ?? 'too many restarts');
     const error = cause ?? this.#closedError();
-    this.#rejectWaiters(this.#closedError());
+    this.#waiters.reject(this.#closedError());
     rejectFirst?.(error);
     this.#emit('closed', reason);
   }
 
-  /** Calls `callback` on the first close() or give-up (never if that already happened). */
-  #whenStopped(callback: () => void): void {
-    if (this.#stopped) return;
-    this.#onStop ??= new Set();
-    this.#onStop.add(callback);
+  #takeSettleFirst(): { resolve: () => void; reject: (error: Error) => void } | undefined {
+    const settle = this.#settleFirst;
+    this.#settleFirst = undefined;
+    return settle;
   }
 
-  #forgetStop(callback: () => void): void {
-    if (this.#onStop?.delete(callback) && this.#onStop.size === 0) this.#onStop = undefined;
-  }
-
-  #stopAll(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    const callbacks = this.#onStop;
-    this.#onStop = undefined;
-    if (callbacks) for (const callback of callbacks) callback();
-  }
-
-  #rejectWaiters(error: Error): void {
-    if (this.#waiters) for (const waiter of [...this.#waiters]) waiter.reject(error);
+  /** What a call on a closed client gets: the last close reason, and the failure behind it. */
+  #closedError(method?: string): ClientClosedError {
+    return new ClientClosedError(this.#lastReason, {
+      server: this.#config.name,
+      method,
+      cause: this.#lastError,
+    });
   }
 }
 
-/** The error a probe exit stands for. */
-function unwrap(error: Error): Error {
-  return error instanceof ProbeExitError ? error.cause : error;
+/** The connection's close reason, once it has closed. */
+function closeOf(connection: Connection): Promise<CloseReason> {
+  const { closeReason } = connection;
+  if (closeReason) return Promise.resolve(closeReason);
+  return new Promise((resolve) => connection.once('close', resolve));
 }
