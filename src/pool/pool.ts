@@ -12,14 +12,9 @@ import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } 
 import type { CloseReason } from '../transport/transport.js';
 import { SafeEmitter } from '../user-code.js';
 import { Limiter } from './limit.js';
-import {
-  type ListKind,
-  PoolMember,
-  RELAYED,
-  type RelayedEvent,
-  type ServerState,
-  type ServerStatus,
-} from './member.js';
+import type { ListKind } from './list-cache.js';
+import { PoolMember } from './member.js';
+import { isRelayedEvent, type RelayedEvent } from './member-events.js';
 import {
   findNamed,
   type Named,
@@ -39,6 +34,7 @@ import {
   splitServerOptions,
   timerOption,
 } from './options.js';
+import type { ServerState, ServerStatus } from './server-status.js';
 
 type WithServer<T> = { server: string } & T;
 
@@ -152,9 +148,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     };
     const relayed = new Set<RelayedEvent>();
     (this as EventEmitter).on('newListener', (event: string | symbol) => {
-      if (typeof event !== 'string' || !(event in RELAYED) || relayed.has(event as RelayedEvent)) return;
-      relayed.add(event as RelayedEvent);
-      for (const member of this.#members) member.relay(event as RelayedEvent);
+      if (!isRelayedEvent(event) || relayed.has(event)) return;
+      relayed.add(event);
+      for (const member of this.#members) member.relay(event);
     });
     const shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 && limiter.busy };
     for (const [name, raw] of Object.entries(options.servers)) {
