@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { ClientOptions, TransportSpec } from '../client/options.js';
 import { ConfigError } from '../errors.js';
 import { booleanOption, describe, integerOption, ownProperties, rejectUnknownKeys } from '../validate.js';
-import { DEFAULT_NAME_RULE, type NameRule } from './names.js';
+import { characterTest, DEFAULT_NAME_RULE, type NameRule } from './names.js';
 
 /** A transport spec for a pool server: stdio, or HTTP (accepted by the Client once HTTP lands). */
 export type PoolTransportSpec =
@@ -101,7 +101,7 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
     lazy: booleanOption(input.lazy ?? false, 'lazy'),
     names: {
       join: join as NameRule['join'],
-      characters,
+      characters: characterTest(characters),
       maxLength: integerOption(
         input.maxToolNameLength ?? DEFAULT_NAME_RULE.maxLength,
         'maxToolNameLength',
