@@ -2,13 +2,9 @@ import type { TokenStore } from '../auth/token-store.js';
 import type { ClientOptions } from '../client/options.js';
 import type { ConfigTransport } from '../config/entry.js';
 import type { ConfigServer, LoadConfigOptions } from '../config/load.js';
+import { durationOption } from '../validate.js';
 import type { MemberSetup, MemberShared } from './member.js';
-import {
-  type ClientPoolOptions,
-  defaultStartTimeout,
-  type ResolvedPoolOptions,
-  timerOption,
-} from './options.js';
+import { type ClientPoolOptions, defaultStartTimeout, type ResolvedPoolOptions } from './options.js';
 
 /** Options of `ClientPool.fromConfigFile`: the pool's, the loader's, and Client options for every server. */
 export interface FromConfigFileOptions extends Omit<ClientPoolOptions, 'servers'>, LoadConfigOptions {
@@ -59,7 +55,11 @@ export function configMemberSetup(
     error: entry.error,
     disabled: entry.disabled,
     lazy: pool.lazy,
-    startTimeout: timerOption(defaultStartTimeout(pool, client.connectTimeout), 'client.connectTimeout'),
+    startTimeout: durationOption(
+      defaultStartTimeout(pool, client.connectTimeout),
+      'client.connectTimeout',
+      1,
+    ),
     url: known?.type === 'http' ? known.url : undefined,
   };
 }

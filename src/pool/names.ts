@@ -18,7 +18,7 @@ export const DEFAULT_NAME_RULE: NameRule = {
 const HASH_LENGTH = 8;
 
 /** A short stable hash of a server and a name: the same pair always gives the same suffix. */
-export function shortHash(server: string, name: string): string {
+function shortHash(server: string, name: string): string {
   return createHash('sha256').update(`${server}\u0000${name}`).digest('hex').slice(0, HASH_LENGTH);
 }
 
