@@ -17,13 +17,6 @@ export function isRelayedEvent(event: string | symbol): event is RelayedEvent {
   return RELAYED.has(event);
 }
 
-/** The lists each change notification makes stale. */
-const CHANGED_LISTS: Record<string, readonly ListKind[]> = {
-  toolsListChanged: ['tools'],
-  promptsListChanged: ['prompts'],
-  resourcesListChanged: ['resources', 'resourceTemplates'],
-};
-
 /**
  * Listens to a member's new Client. Each listener updates the member, then tells the pool's
  * listeners: added as the Client is made, they run before any listener of the host's on that
@@ -61,13 +54,16 @@ export function listenToClient(client: Client, member: PoolMember, shared: Membe
     emit('serverClosed', { server, reason });
     emit('closed', { server, reason });
   });
-  for (const [event, kinds] of Object.entries(CHANGED_LISTS)) {
-    client.on(event as 'toolsListChanged', () => {
-      if (!current()) return;
-      member.onListsChanged(kinds);
-      emit(event, { server });
-    });
-  }
+  const listsChanged = (event: string, kinds: readonly ListKind[]) => {
+    if (!current()) return;
+    member.onListsChanged(kinds);
+    emit(event, { server });
+  };
+  client.on('toolsListChanged', () => listsChanged('toolsListChanged', ['tools']));
+  client.on('promptsListChanged', () => listsChanged('promptsListChanged', ['prompts']));
+  client.on('resourcesListChanged', () =>
+    listsChanged('resourcesListChanged', ['resources', 'resourceTemplates']),
+  );
   for (const event of shared.relayed) relayEvent(client, member, event, shared);
 }
 
