@@ -42,7 +42,7 @@ export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/
 export * as ErrorCodes from './jsonrpc/error-codes.js';
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
-export type { ServerState, ServerStatus } from './pool/member.js';
+export type { ConfigOAuthHooks, FromConfigFileOptions } from './pool/config-file.js';
 export type {
   PoolOrigin,
   PoolPrompt,
@@ -51,13 +51,8 @@ export type {
   PoolTool,
 } from './pool/namespace.js';
 export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './pool/options.js';
-export {
-  ClientPool,
-  type ClientPoolEvents,
-  type ConfigOAuthHooks,
-  type FromConfigFileOptions,
-  type ResolvedName,
-} from './pool/pool.js';
+export { ClientPool, type ClientPoolEvents, type ResolvedName } from './pool/pool.js';
+export type { ServerState, ServerStatus } from './pool/server-status.js';
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export type { LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';

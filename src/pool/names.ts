@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /** How pool names are made: what the caller joins, which characters survive, how long a name may be. */
 export interface NameRule {
   readonly join: (server: string, name: string) => string;
-  /** Matches one allowed character; any other is replaced by `_`. */
+  /** Matches one allowed character (no g or y flag); any other is replaced by `_`. */
   readonly characters: RegExp;
   readonly maxLength: number;
 }
@@ -18,27 +18,14 @@ export const DEFAULT_NAME_RULE: NameRule = {
 const HASH_LENGTH = 8;
 
 /** A short stable hash of a server and a name: the same pair always gives the same suffix. */
-export function shortHash(server: string, name: string): string {
+function shortHash(server: string, name: string): string {
   return createHash('sha256').update(`${server}\u0000${name}`).digest('hex').slice(0, HASH_LENGTH);
 }
 
-const tests = new WeakMap<RegExp, { one: RegExp; all: RegExp }>();
-
-/**
- * The rule's character class as a test of one character and of a whole name, without g or y (whose
- * lastIndex would make test() skip), compiled once per rule.
- */
-function characterTests(characters: RegExp): { one: RegExp; all: RegExp } {
-  let found = tests.get(characters);
-  if (found === undefined) {
-    const flags = characters.flags.replace(/[gy]/g, '');
-    found = {
-      one: new RegExp(characters.source, flags),
-      all: new RegExp(`^(?:${characters.source})*$`, flags),
-    };
-    tests.set(characters, found);
-  }
-  return found;
+/** A character class as a test of one character: without g or y, whose lastIndex would make test() skip. */
+export function characterTest(characters: RegExp): RegExp {
+  const flags = characters.flags.replace(/[gy]/g, '');
+  return flags === characters.flags ? characters : new RegExp(characters.source, flags);
 }
 
 /**
@@ -47,12 +34,8 @@ function characterTests(characters: RegExp): { one: RegExp; all: RegExp } {
  * result never depends on load order and stays unique even when two long names share a prefix.
  */
 export function poolName(server: string, name: string, rule: NameRule): string {
-  const joined = rule.join(server, name);
-  const test = characterTests(rule.characters);
-  // Most names need no change: one test of the whole name instead of one per character.
-  if (joined.length > 0 && joined.length <= rule.maxLength && test.all.test(joined)) return joined;
   let safe = '';
-  for (const character of joined) safe += test.one.test(character) ? character : '_';
+  for (const character of rule.join(server, name)) safe += rule.characters.test(character) ? character : '_';
   if (safe.length === 0) safe = `_${shortHash(server, name)}`;
   if (safe.length <= rule.maxLength) return safe;
   const head = safe.slice(0, Math.max(0, rule.maxLength - HASH_LENGTH - 1));

@@ -22,7 +22,6 @@ export interface Named<T> {
   readonly list: Array<T & PoolOrigin & { originalName: string }>;
   /** The first collision found, if any (in the pool's server order, then each server's list order). */
   readonly collision: NameCollisionError | undefined;
-  readonly collided: Map<string, NameCollisionError>;
 }
 
 /** Shown while ready, or down with a last known list (unless `drop`); never for disabled or closed servers. */
@@ -43,7 +42,6 @@ export function nameItems<T extends { name: string }>(
 ): Named<T> {
   const byName: Named<T>['byName'] = new Map();
   const list: Named<T>['list'] = [];
-  const collided = new Map<string, NameCollisionError>();
   let collision: NameCollisionError | undefined;
   for (const member of members) {
     if (!shown(member, drop)) continue;
@@ -60,14 +58,13 @@ export function nameItems<T extends { name: string }>(
           kind,
         );
         collision ??= error;
-        collided.set(name, error);
         continue;
       }
       byName.set(name, { member, item });
       list.push(item);
     }
   }
-  return { byName, list, collision, collided };
+  return { byName, list, collision };
 }
 
 /**

@@ -1,8 +1,15 @@
 import { availableParallelism } from 'node:os';
 import type { ClientOptions, TransportSpec } from '../client/options.js';
 import { ConfigError } from '../errors.js';
-import { booleanOption, describe, integerOption, ownProperties, rejectUnknownKeys } from '../validate.js';
-import { DEFAULT_NAME_RULE, type NameRule } from './names.js';
+import {
+  booleanOption,
+  describe,
+  durationOption,
+  integerOption,
+  ownProperties,
+  rejectUnknownKeys,
+} from '../validate.js';
+import { characterTest, DEFAULT_NAME_RULE, type NameRule } from './names.js';
 
 /** A transport spec for a pool server: stdio, or HTTP (accepted by the Client once HTTP lands). */
 export type PoolTransportSpec =
@@ -65,8 +72,7 @@ const POOL_KEYS = [
   'unavailableTools',
 ] as const;
 
-export const DEFAULT_START_TIMEOUT = 60_000;
-const MAX_TIMER = 2 ** 31 - 1;
+const DEFAULT_START_TIMEOUT = 60_000;
 
 /** Checks the pool's own options (each server's Client options are the Client's to check). */
 export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
@@ -97,11 +103,11 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
   return {
     concurrency: integerOption(input.concurrency ?? availableParallelism() * 4, 'concurrency', 'servers', 1),
     startTimeout:
-      input.startTimeout === undefined ? undefined : timerOption(input.startTimeout, 'startTimeout'),
+      input.startTimeout === undefined ? undefined : durationOption(input.startTimeout, 'startTimeout', 1),
     lazy: booleanOption(input.lazy ?? false, 'lazy'),
     names: {
       join: join as NameRule['join'],
-      characters,
+      characters: characterTest(characters),
       maxLength: integerOption(
         input.maxToolNameLength ?? DEFAULT_NAME_RULE.maxLength,
         'maxToolNameLength',
@@ -111,13 +117,6 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
     },
     dropUnavailable: unavailable === 'drop',
   };
-}
-
-export function timerOption(value: unknown, key: string): number {
-  const ms = integerOption(value, key, 'ms', 1);
-  if (ms > MAX_TIMER)
-    throw new ConfigError(key, `${key} must be at most ${MAX_TIMER} ms (what a timer holds), got ${ms}`);
-  return ms;
 }
 
 /** The pool's startTimeout if given, else the server's connectTimeout if it is a number, else 60000. */
@@ -139,9 +138,10 @@ export function splitServerOptions(
     client: { ...client, name } as unknown as ClientOptions,
     disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),
     lazy: booleanOption(lazy ?? pool.lazy, `${prefix}.lazy`),
-    startTimeout: timerOption(
+    startTimeout: durationOption(
       startTimeout ?? defaultStartTimeout(pool, client.connectTimeout),
       `${prefix}.startTimeout`,
+      1,
     ),
   };
 }

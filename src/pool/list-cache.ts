@@ -1,0 +1,113 @@
+import type { Client } from '../client/client.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+export type ListItems = {
+  tools: Tool;
+  prompts: Prompt;
+  resources: Resource;
+  resourceTemplates: ResourceTemplate;
+};
+
+interface List {
+  items: unknown[] | undefined;
+  stale: boolean;
+  fetching: Promise<void> | undefined;
+  again: boolean;
+}
+
+/** The server capability each list needs; a server without it has an empty list. */
+const CAPABILITY: Record<ListKind, string> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
+
+/**
+ * A pool member's last known lists, kept while its server is down. A list is fetched again once a
+ * change notification or a new connection has made it stale; one fetch at a time per list, and a
+ * change during a fetch runs one more.
+ */
+export class ListCache {
+  readonly #owner: { readonly client: Client | undefined };
+  readonly #lists: { [K in ListKind]?: List } = {};
+
+  /** `owner.client`: the Client lists are fetched from, read at each fetch. */
+  constructor(owner: { readonly client: Client | undefined }) {
+    this.#owner = owner;
+  }
+
+  /** Last known items of a list, or undefined before the first. */
+  items<K extends ListKind>(kind: K): ListItems[K][] | undefined {
+    return this.#lists[kind]?.items as ListItems[K][] | undefined;
+  }
+
+  /** Every list fetched so far is fetched again on its next use (after a new connection). */
+  markStale(): void {
+    for (const list of Object.values(this.#lists)) list.stale = true;
+  }
+
+  /** Fetches a list again if it changed or was never fetched; keeps the last known one on failure. */
+  async fresh(kind: ListKind): Promise<void> {
+    const list = this.#lists[kind];
+    if (list && !list.stale && list.items) return;
+    // A fetch under way that no change has made stale already gives the fresh list: wait for it
+    // (refresh() would fetch once more after it).
+    if (list?.fetching && !list.stale) return list.fetching;
+    await this.refresh(kind);
+  }
+
+  /** Fetches a list now, or once more after the fetch under way. */
+  refresh(kind: ListKind): Promise<void> {
+    let list = this.#lists[kind];
+    if (list === undefined) {
+      list = { items: undefined, stale: true, fetching: undefined, again: false };
+      this.#lists[kind] = list;
+    }
+    if (list.fetching) {
+      list.again = true;
+      return list.fetching;
+    }
+    const entry = list;
+    entry.fetching = (async () => {
+      do {
+        entry.again = false;
+        entry.stale = false;
+        try {
+          entry.items = await this.#fetch(kind);
+        } catch {
+          entry.stale = true; // the next list tries again; the server's own error shows in status()
+          break;
+        }
+      } while (entry.again);
+      entry.fetching = undefined;
+    })();
+    return entry.fetching;
+  }
+
+  /** The server said a list changed: stale, and the tools list is fetched again at once. */
+  changed(kind: ListKind): void {
+    const list = this.#lists[kind];
+    if (list === undefined) return;
+    list.stale = true;
+    if (list.fetching) list.again = true;
+    else if (kind === 'tools') void this.refresh(kind);
+  }
+
+  async #fetch(kind: ListKind): Promise<unknown[]> {
+    const client = this.#owner.client;
+    if (client === undefined || client.state !== 'ready') throw new Error('not ready');
+    if (!client.serverCapabilities?.[CAPABILITY[kind]]) return [];
+    switch (kind) {
+      case 'tools':
+        return (await client.listTools()).tools;
+      case 'prompts':
+        return (await client.listPrompts()).prompts;
+      case 'resources':
+        return (await client.listResources()).resources;
+      case 'resourceTemplates':
+        return (await client.listResourceTemplates()).resourceTemplates;
+    }
+  }
+}

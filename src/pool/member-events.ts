@@ -1,0 +1,97 @@
+import type { Client } from '../client/client.js';
+import type { JsonRpcNotification } from '../jsonrpc/messages.js';
+import type { LogMessage } from '../protocol/results.js';
+import type { ListKind } from './list-cache.js';
+import type { MemberShared, PoolMember } from './member.js';
+
+/** Events the pool only passes on, listened to on the Clients once the pool has a listener for them. */
+export type RelayedEvent = 'notification' | 'log' | 'resourceUpdated';
+
+const RELAYED: ReadonlySet<string | symbol> = new Set<RelayedEvent>([
+  'notification',
+  'log',
+  'resourceUpdated',
+]);
+
+export function isRelayedEvent(event: string | symbol): event is RelayedEvent {
+  return RELAYED.has(event);
+}
+
+/**
+ * Listens to a member's new Client. Each listener updates the member, then tells the pool's
+ * listeners: added as the Client is made, they run before any listener of the host's on that
+ * Client, so that the pool's status already shows the change. A Client that restart() replaced
+ * is no longer the member's, and its late events are ignored.
+ */
+export function listenToClient(client: Client, member: PoolMember, shared: MemberShared): void {
+  const server = member.name;
+  const { emit } = shared;
+  const current = () => member.client === client;
+  client.on('booted', () => {
+    if (current()) member.onBooted();
+  });
+  client.on('ready', (event) => {
+    if (!current()) return;
+    member.onReady();
+    emit('serverReady', { server, ...event });
+    emit('ready', { server, ...event });
+  });
+  client.on('disconnected', (reason) => {
+    if (!current()) return;
+    member.onDisconnected(reason);
+    emit('disconnected', { server, reason });
+  });
+  client.on('reconnecting', (event) => {
+    if (!current()) return;
+    member.onReconnecting(event);
+    const { state, nextAttemptAt } = member;
+    emit('serverError', { server, error: event.error, state, nextAttemptAt });
+    emit('reconnecting', { server, ...event });
+  });
+  client.on('closed', (reason) => {
+    if (!current()) return;
+    member.onClientClosed(reason);
+    emit('serverClosed', { server, reason });
+    emit('closed', { server, reason });
+  });
+  const listsChanged = (event: string, kinds: readonly ListKind[]) => {
+    if (!current()) return;
+    member.onListsChanged(kinds);
+    emit(event, { server });
+  };
+  client.on('toolsListChanged', () => listsChanged('toolsListChanged', ['tools']));
+  client.on('promptsListChanged', () => listsChanged('promptsListChanged', ['prompts']));
+  client.on('resourcesListChanged', () =>
+    listsChanged('resourcesListChanged', ['resources', 'resourceTemplates']),
+  );
+  for (const event of shared.relayed) relayEvent(client, member, event, shared);
+}
+
+/** Passes one relayed event of a member's Client on to the pool, with the server's name. */
+export function relayEvent(
+  client: Client,
+  member: PoolMember,
+  event: RelayedEvent,
+  shared: MemberShared,
+): void {
+  const server = member.name;
+  const { emit } = shared;
+  const current = () => member.client === client;
+  switch (event) {
+    case 'notification':
+      client.on('notification', (notification: JsonRpcNotification) => {
+        if (current()) emit('notification', { server, notification });
+      });
+      break;
+    case 'log':
+      client.on('log', (message: LogMessage) => {
+        if (current()) emit('log', { server, ...message });
+      });
+      break;
+    case 'resourceUpdated':
+      client.on('resourceUpdated', (updated: { uri: string }) => {
+        if (current()) emit('resourceUpdated', { server, ...updated });
+      });
+      break;
+  }
+}
