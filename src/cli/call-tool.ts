@@ -1,5 +1,5 @@
 import type { CallToolResult, Client, Progress, RequestOptions, Tool } from '../index.js';
-import type { CliArguments } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
 import { renderToolResult } from './render.js';

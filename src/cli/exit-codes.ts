@@ -12,9 +12,10 @@ import {
   SpawnError,
   UnsupportedProtocolVersionError,
 } from '../index.js';
-import { HELP_HINT, InvalidArguments, UsageProblem } from './args.js';
 import { inCommandWords, type MessageContext, withoutRepeatedCode } from './messages.js';
 import type { TextPolicy } from './sanitize.js';
+import { HELP_HINT } from './usage.js';
+import { InvalidArguments, UsageProblem } from './usage-problem.js';
 
 /** One code per outcome; the README and --help list them. */
 export const EXIT = {

@@ -1,10 +1,11 @@
 import { readFile, rm } from 'node:fs/promises';
 import { type LogoutResult, logout as revokeAndForget, Secret, type StoredAuth } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
 import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
 import { serverKey, tokenFile, tokenStoreFor } from './token-files.js';
+import { UsageProblem } from './usage-problem.js';
 
 /** What one stored entry is, in words; never a token or a secret. */
 function describeEntry(entry: StoredAuth): string | undefined {

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // The conduit-mcp command: inspect and call any MCP server from a terminal.
 import { readFileSync } from 'node:fs';
-import { parseCliArguments, USAGE, UsageProblem } from './args.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
 import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';
+import { parseCliArguments } from './parse-command-line.js';
 import { usesPool } from './pool-commands.js';
 import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
+import { USAGE } from './usage.js';
+import { UsageProblem } from './usage-problem.js';
 
 function version(): string {
   const file = new URL('../../package.json', import.meta.url);

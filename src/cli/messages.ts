@@ -1,4 +1,4 @@
-import type { CliArguments } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 
 /**
  * The library's error messages in the command's words: a flag (`--cwd`) or the config entry's own

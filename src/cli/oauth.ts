@@ -3,9 +3,11 @@ import dc from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { type OAuthOptions, Secret } from '../index.js';
-import { type CliArguments, httpOnlyFlags, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
+import { httpOnlyFlags } from './option-rules.js';
 import type { Output } from './output.js';
 import { tokenStoreFor } from './token-files.js';
+import { UsageProblem } from './usage-problem.js';
 
 /**
  * While the user is away in a browser, the command's own --connect-timeout stands still: from the

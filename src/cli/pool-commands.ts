@@ -1,5 +1,5 @@
 import { ClientPool, type ServerStatus } from '../index.js';
-import type { CliArguments } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
 import { EXIT } from './exit-codes.js';

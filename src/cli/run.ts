@@ -1,7 +1,7 @@
 import dc from 'node:diagnostics_channel';
 import { type Client, type CloseReason, ConnectionClosedError, describeCloseReason } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
+import type { CliArguments } from './cli-arguments.js';
 import { elicitationHandler, FormTerminal } from './elicit.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
@@ -20,6 +20,7 @@ import { clientFor, connectWithin, requestOptions } from './session.js';
 import type { Stopper } from './stop.js';
 import { readAllStdin, readArgsJson } from './tool-arguments.js';
 import { startTrace } from './trace.js';
+import { UsageProblem } from './usage-problem.js';
 
 /** `--verbose`: subscribed until the process ends, so the server's shutdown shows too. */
 function verboseLogging(client: Client, output: Output): void {

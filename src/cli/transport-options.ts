@@ -1,8 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
-import { type CliArguments, httpOnlyFlags, stdioOnlyFlags, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
+import { httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
+import { UsageProblem } from './usage-problem.js';
 
 /**
  * The server's transport spec: a config entry (through the shared loader), the URL, or the
