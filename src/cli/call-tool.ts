@@ -10,7 +10,7 @@ import { toolArguments } from './tool-arguments.js';
 import { warnUndeclaredArguments } from './undeclared-arguments.js';
 
 /** Where a tool is found and called: one server's Client, or a config file's pool. */
-export interface ToolHost {
+interface ToolHost {
   /** The tool's description (its input schema), or undefined when the server lists no such tool. */
   find: (name: string, options: RequestOptions) => Promise<Tool | undefined>;
   call: (

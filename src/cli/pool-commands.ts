@@ -5,9 +5,10 @@ import { configInputs } from './config-input.js';
 import { EXIT } from './exit-codes.js';
 import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
-import { oneLine, table, toolsTable } from './render.js';
+import { oneLine, toolsTable } from './render.js';
 import type { TextPolicy } from './sanitize.js';
 import type { Stopper } from './stop.js';
+import { table } from './table.js';
 import { tokenStoreFor } from './token-files.js';
 
 /** `servers`, and `tools`/`call` with `--config` but no `--server`: every server of the file, as one pool. */
