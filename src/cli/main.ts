@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The conduit-mcp command: inspect and call any MCP server from a terminal.
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { Environment } from './environment.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
 import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';
@@ -62,8 +64,9 @@ async function main(argv: string[]): Promise<number> {
   // A whole-file command's failures are each server's: they name their server themselves.
   if (!usesPool(cli)) context = messageContextOf(cli);
   installSignalHandlers(stopper, output.err);
+  const environment: Environment = { platform: process.platform, env: process.env, home: homedir() };
   try {
-    const code = await runCommand(cli, output, stopper);
+    const code = await runCommand(cli, output, stopper, environment);
     return stdout.closed() ? EXIT.outputClosed : code;
   } catch (error) {
     // An abort because of a stop reports the stop, not the aborted request.

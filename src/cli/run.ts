@@ -3,6 +3,7 @@ import { type Client, type CloseReason, ConnectionClosedError, describeCloseReas
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { CliArguments } from './cli-arguments.js';
 import { elicitationHandler, FormTerminal } from './elicit.js';
+import type { Environment } from './environment.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
@@ -125,31 +126,38 @@ function describeAuthEvent(event: AuthEvent): string {
 }
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+function signalGroup(pid: number, signal: NodeJS.Signals, platform: NodeJS.Platform): void {
   try {
-    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+    process.kill(platform === 'win32' ? pid : -pid, signal);
   } catch {
     // Already gone.
   }
 }
 
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
-export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
-  if (usesPool(cli)) return runPoolCommand(cli, output, stopper);
+export async function runCommand(
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+  environment: Environment,
+): Promise<number> {
+  if (usesPool(cli)) return runPoolCommand(cli, output, stopper, environment);
   if (cli.command === 'logout') {
     const { logout } = await import('./logout.js');
-    return logout(cli, output);
+    return logout(cli, output, environment);
   }
   // Read before the server starts: a bad --args is a usage error that starts nothing.
   const stdinText = cli.argsJson === '-' ? await readAllStdin() : '';
   const baseArguments = cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => stdinText) : {};
   // The shell's readline owns the terminal's input: a form borrows it while a command runs.
   const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
-  const client = await clientFor(
+  const server = await clientFor(
     cli,
     output,
+    environment,
     formTerminal ? { elicitation: elicitationHandler(output, formTerminal) } : {},
   );
+  const client = server.client;
   if (cli.verbose) verboseLogging(client, output);
   if (cli.trace !== undefined) {
     try {
@@ -160,8 +168,10 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
   }
   let gaveUp = false;
   try {
-    await connectWithin(client, cli, stopper);
-    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments, formTerminal));
+    await connectWithin(server, cli, stopper);
+    return await stopper.race(
+      dispatch(client, cli, output, stopper, environment, baseArguments, formTerminal),
+    );
   } catch (error) {
     gaveUp = exitCodeFor(error) === EXIT.timeout;
     throw error;
@@ -170,7 +180,7 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
     await client.close();
     // A server that did not answer in time is presumed stuck: skip the stdin grace, so the exit
     // follows the deadline closely (the transport still escalates to SIGKILL after termGrace).
-    if (gaveUp && pid !== undefined) signalGroup(pid, 'SIGTERM');
+    if (gaveUp && pid !== undefined) signalGroup(pid, 'SIGTERM', environment.platform);
   }
 }
 
@@ -179,6 +189,7 @@ async function dispatch(
   cli: CliArguments,
   output: Output,
   stopper: Stopper,
+  environment: Environment,
   baseArguments: Record<string, unknown>,
   formTerminal: FormTerminal | undefined,
 ): Promise<number> {
@@ -285,7 +296,7 @@ async function dispatch(
       return watch(client, cli, output);
     case 'shell': {
       const { runShell } = await import('./shell.js');
-      return runShell(client, cli, output, stopper, formTerminal!);
+      return runShell(client, cli, output, stopper, formTerminal!, environment);
     }
     case 'servers':
     case 'logout':

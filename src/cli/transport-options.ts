@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
+import type { Environment } from './environment.js';
 import { httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
 import { UsageProblem } from './usage-problem.js';
 
@@ -12,7 +13,8 @@ import { UsageProblem } from './usage-problem.js';
  */
 export async function transportFromArguments(
   cli: CliArguments,
-  warn: (text: string) => void = () => {},
+  env: Environment['env'],
+  warn: (text: string) => void,
 ): Promise<TransportSpec> {
   const base: Record<string, unknown> =
     cli.config !== undefined
@@ -29,7 +31,7 @@ export async function transportFromArguments(
   }
   const extra: Array<[string, string | Secret]> = [...cli.env];
   for (const name of cli.passEnv) {
-    const value = process.env[name];
+    const value = env[name];
     if (value === undefined) {
       throw new UsageProblem(`--pass-env ${name}: ${name} is not set in this environment`);
     }
