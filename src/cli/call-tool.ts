@@ -4,7 +4,7 @@ import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
 import { renderToolResult } from './render.js';
 import { saveBinaries } from './save.js';
-import { requestOptions } from './session.js';
+import { requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { toolArguments } from './tool-arguments.js';
 import { warnUndeclaredArguments } from './undeclared-arguments.js';

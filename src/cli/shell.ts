@@ -10,7 +10,7 @@ import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from '.
 import { messageContextOf } from './messages.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
-import { requestOptions } from './session.js';
+import { requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { readArgsJson } from './tool-arguments.js';
 
