@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { type OAuthOptions, Secret } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
 import type { Environment } from './environment.js';
-import { httpOnlyFlags } from './option-rules.js';
+import { flagsAre, httpOnlyFlags } from './option-rules.js';
 import type { Output } from './output.js';
 import { configDirectoryOf, tokenStoreFor } from './token-files.js';
 import { UsageProblem } from './usage-problem.js';
@@ -51,7 +51,7 @@ export function oauthOptions(
   if (staticToken) {
     if (flags.length > 0) {
       throw new UsageProblem(
-        `${flags.join(', ')} ${flags.length === 1 ? 'is' : 'are'} for OAuth, and the server's headers already carry an Authorization (a static token); keep one of the two`,
+        `${flagsAre(flags)} for OAuth, and the server's headers already carry an Authorization (a static token); keep one of the two`,
       );
     }
     return undefined;

@@ -2,6 +2,11 @@ import type { CliArguments, CommandName } from './cli-arguments.js';
 import type { OptionValues } from './option-table.js';
 import { UsageProblem } from './usage-problem.js';
 
+/** `--a is`, `--a, --b are`: the start of a message about flags given where they do not belong. */
+export function flagsAre(flags: readonly string[]): string {
+  return `${flags.join(', ')} ${flags.length === 1 ? 'is' : 'are'}`;
+}
+
 /** Flags that only an HTTP server can use, with whether this command line gives them. */
 export function httpOnlyFlags(cli: CliArguments): string[] {
   return [
@@ -93,7 +98,7 @@ export function checkServerKindFlags(cli: CliArguments): void {
     const httpOnly = httpOnlyFlags(cli);
     if (httpOnly.length > 0) {
       throw new UsageProblem(
-        `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers: give the server's URL (conduit-mcp ${cli.command} https://host/mcp) instead of a command`,
+        `${flagsAre(httpOnly)} for HTTP servers: give the server's URL (conduit-mcp ${cli.command} https://host/mcp) instead of a command`,
       );
     }
   }
@@ -101,7 +106,7 @@ export function checkServerKindFlags(cli: CliArguments): void {
     const stdioOnly = stdioOnlyFlags(cli);
     if (stdioOnly.length > 0) {
       throw new UsageProblem(
-        `${stdioOnly.join(', ')} ${stdioOnly.length === 1 ? 'is' : 'are'} for a server command (stdio); ${cli.url} is an HTTP server`,
+        `${flagsAre(stdioOnly)} for a server command (stdio); ${cli.url} is an HTTP server`,
       );
     }
   }

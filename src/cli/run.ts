@@ -18,7 +18,7 @@ import {
 import { saveBinaries } from './save.js';
 import { clientFor, connectWithin, requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
-import { readAllStdin, readArgsJson } from './tool-arguments.js';
+import { argsOption } from './tool-arguments.js';
 import { startTrace } from './trace.js';
 import { UsageProblem } from './usage-problem.js';
 import { verboseLogging } from './verbose.js';
@@ -45,8 +45,7 @@ export async function runCommand(
     return logout(cli, output, environment);
   }
   // Read before the server starts: a bad --args is a usage error that starts nothing.
-  const stdinText = cli.argsJson === '-' ? await readAllStdin() : '';
-  const baseArguments = cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => stdinText) : {};
+  const baseArguments = await argsOption(cli.argsJson);
   // The shell's readline owns the terminal's input: a form borrows it while a command runs.
   const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
   const server = await clientFor(

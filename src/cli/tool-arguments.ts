@@ -101,10 +101,17 @@ function typeArgument(key: string, raw: string, schema: unknown, root: Schema, s
  * `--args -`: all of stdin, read as a stream. `readFileSync(0)` fails with EAGAIN when stdin is a
  * pipe in non-blocking mode that the writer has not filled yet (a large input, a busy machine).
  */
-export async function readAllStdin(): Promise<string> {
+async function readAllStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The command line's `--args`, stdin read first when it is `-`; none: no arguments. */
+export async function argsOption(argsJson: string | undefined): Promise<Record<string, unknown>> {
+  if (argsJson === undefined) return {};
+  const stdinText = argsJson === '-' ? await readAllStdin() : '';
+  return readArgsJson(argsJson, () => stdinText);
 }
 
 /** Reads `--args`: a JSON object, `@file.json`, or `-` for stdin. */

@@ -4,7 +4,7 @@ import { Secret, type TransportSpec } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
 import type { Environment } from './environment.js';
-import { httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
+import { flagsAre, httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
 import { UsageProblem } from './usage-problem.js';
 
 /**
@@ -26,7 +26,7 @@ export async function transportFromArguments(
   const httpOnly = httpOnlyFlags(cli);
   if (httpOnly.length > 0) {
     throw new UsageProblem(
-      `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
+      `${flagsAre(httpOnly)} for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
     );
   }
   const extra: Array<[string, string | Secret]> = [...cli.env];
@@ -67,7 +67,7 @@ function httpTransport(base: Record<string, unknown>, cli: CliArguments): Transp
   const stdioOnly = stdioOnlyFlags(cli);
   if (stdioOnly.length > 0) {
     throw new UsageProblem(
-      `${stdioOnly.join(', ')} ${stdioOnly.length === 1 ? 'is' : 'are'} for a server command (stdio); ${cli.server} in ${cli.config} is an HTTP server`,
+      `${flagsAre(stdioOnly)} for a server command (stdio); ${cli.server} in ${cli.config} is an HTTP server`,
     );
   }
   if (cli.headers.length > 0) {
