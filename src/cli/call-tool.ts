@@ -1,16 +1,16 @@
 import type { CallToolResult, Client, Progress, RequestOptions, Tool } from '../index.js';
-import type { CliArguments } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
 import { renderToolResult } from './render.js';
 import { saveBinaries } from './save.js';
-import { requestOptions } from './session.js';
+import { requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { toolArguments } from './tool-arguments.js';
 import { warnUndeclaredArguments } from './undeclared-arguments.js';
 
 /** Where a tool is found and called: one server's Client, or a config file's pool. */
-export interface ToolHost {
+interface ToolHost {
   /** The tool's description (its input schema), or undefined when the server lists no such tool. */
   find: (name: string, options: RequestOptions) => Promise<Tool | undefined>;
   call: (

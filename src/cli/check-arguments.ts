@@ -1,7 +1,7 @@
 import { checkSchema, type SchemaError, type Tool } from '../index.js';
-import { InvalidArguments } from './args.js';
-import { acceptedTypes, describeParameters, describeValueType, listTypes } from './tool-arguments.js';
+import { acceptedTypes, describeParameters, listTypes, typeOf } from './tool-arguments.js';
 import { didYouMean } from './undeclared-arguments.js';
+import { InvalidArguments } from './usage-problem.js';
 
 /** Keywords that only say "something below failed". */
 const WRAPPERS = new Set([
@@ -42,11 +42,7 @@ function describeErrors(tool: Tool, args: Record<string, unknown>, errors: reado
     if (name === undefined || explained.has(name)) continue;
     const types = Object.hasOwn(properties, name) ? acceptedTypes(properties[name], root) : undefined;
     const value = args[name];
-    if (
-      types &&
-      !types.has(describeValueType(value)) &&
-      !(describeValueType(value) === 'integer' && types.has('number'))
-    ) {
+    if (types && !types.has(typeOf(value))) {
       problems.push(`argument ${name} must be ${listTypes(types)}, got ${JSON.stringify(value)}`);
       explained.add(name);
       continue;

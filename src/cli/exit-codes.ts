@@ -12,9 +12,10 @@ import {
   SpawnError,
   UnsupportedProtocolVersionError,
 } from '../index.js';
-import { HELP_HINT, InvalidArguments, UsageProblem } from './args.js';
 import { inCommandWords, type MessageContext, withoutRepeatedCode } from './messages.js';
 import type { TextPolicy } from './sanitize.js';
+import { HELP_HINT } from './usage.js';
+import { InvalidArguments, UsageProblem } from './usage-problem.js';
 
 /** One code per outcome; the README and --help list them. */
 export const EXIT = {
@@ -97,7 +98,7 @@ function httpExitCode(error: HttpError): number {
 }
 
 /** The close reason behind an error, if any: on the error, or down its cause chain. */
-export function closeReasonOf(error: unknown): CloseReason | undefined {
+function closeReasonOf(error: unknown): CloseReason | undefined {
   for (let current = error, depth = 0; current && depth < 10; depth++) {
     const reason = (current as { reason?: unknown }).reason;
     if (reason && typeof reason === 'object' && 'type' in reason) return reason as CloseReason;
@@ -114,12 +115,6 @@ function isOwnError(error: unknown): boolean {
     error instanceof CliTimeout ||
     error instanceof Unsupported
   );
-}
-
-/** The end of the server's stderr, when it explains a failure. */
-export function stderrTailOf(error: unknown): string | undefined {
-  const reason = closeReasonOf(error) as { stderrTail?: string } | undefined;
-  return reason?.stderrTail;
 }
 
 const TAIL_LINES = 20;
@@ -149,7 +144,8 @@ export function describeFailure(error: unknown, policy: TextPolicy, context?: Me
   } else {
     message = policy.line(String(error));
   }
-  const tail = stderrTailOf(error);
+  // The end of the server's stderr, when it explains the failure.
+  const tail = (closeReasonOf(error) as { stderrTail?: string } | undefined)?.stderrTail;
   if (tail !== undefined) {
     const lines = tail.trimEnd().split('\n').slice(-TAIL_LINES);
     message += `\nthe server's stderr ended with:\n${lines.map((line) => `  | ${policy.line(line)}`).join('\n')}`;

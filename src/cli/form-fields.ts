@@ -43,7 +43,7 @@ function choicesOf(schema: Schema | undefined): Choice[] | undefined {
 }
 
 /** How a field is asked: one choice, several choices, yes/no, a number, or text. */
-export function fieldKind(field: FormField): {
+function fieldKind(field: FormField): {
   single?: Choice[];
   several?: Choice[];
 } {

@@ -1,10 +1,12 @@
 import { readFile, rm } from 'node:fs/promises';
 import { type LogoutResult, logout as revokeAndForget, Secret, type StoredAuth } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
+import type { Environment } from './environment.js';
 import { EXIT } from './exit-codes.js';
 import type { Output } from './output.js';
-import { serverKey, tokenFile, tokenStoreFor } from './token-files.js';
+import { configDirectoryOf, serverKey, tokenFile, tokenStoreFor } from './token-files.js';
+import { UsageProblem } from './usage-problem.js';
 
 /** What one stored entry is, in words; never a token or a secret. */
 function describeEntry(entry: StoredAuth): string | undefined {
@@ -37,21 +39,25 @@ function describeRevocation(result: LogoutResult): string[] {
  * Tokens stored before conduit-mcp noted which server issued them (no `resource` entry): the
  * note is added, so that they are revoked like any others. The file is this server's alone.
  */
-async function noteIssuer(url: string, entries: Record<string, StoredAuth>): Promise<void> {
+async function noteIssuer(
+  url: string,
+  directory: string,
+  entries: Record<string, StoredAuth>,
+): Promise<void> {
   const key = `resource ${serverKey(url)}`;
   if (entries[key]) return;
   const tokens = Object.entries(entries).find(([, entry]) => entry.kind === 'tokens');
   if (!tokens) return;
   const [issuer, resource] = tokens[0].split(' ').slice(1);
   if (issuer === undefined || resource === undefined) return;
-  await tokenStoreFor(url).set(key, { kind: 'resource', issuer, resource });
+  await tokenStoreFor(url, directory).set(key, { kind: 'resource', issuer, resource });
 }
 
 /**
  * `conduit-mcp logout <url>` (or a config entry's name): revokes the server's tokens at its
  * authorization server (RFC 7009) when it can, then removes that server's token file.
  */
-export async function logout(cli: CliArguments, output: Output): Promise<number> {
+export async function logout(cli: CliArguments, output: Output, environment: Environment): Promise<number> {
   let url = cli.url;
   if (url === undefined) {
     const transport = await serverFromConfig(cli.config!, cli.server!, (text) =>
@@ -65,7 +71,8 @@ export async function logout(cli: CliArguments, output: Output): Promise<number>
     url = transport.url;
   }
   const server = serverKey(url);
-  const file = tokenFile(url);
+  const directory = configDirectoryOf(environment);
+  const file = tokenFile(url, directory);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -86,10 +93,10 @@ export async function logout(cli: CliArguments, output: Output): Promise<number>
   }
   let revocation: LogoutResult | undefined;
   if (Object.values(entries).some((entry) => entry.kind === 'tokens')) {
-    await noteIssuer(url, entries);
-    const secret = cli.clientSecretEnv !== undefined ? process.env[cli.clientSecretEnv] : undefined;
+    await noteIssuer(url, directory, entries);
+    const secret = cli.clientSecretEnv !== undefined ? environment.env[cli.clientSecretEnv] : undefined;
     revocation = await revokeAndForget(url, {
-      store: tokenStoreFor(url),
+      store: tokenStoreFor(url, directory),
       ...(cli.clientId !== undefined ? { clientId: cli.clientId } : {}),
       ...(secret ? { clientSecret: new Secret(secret) } : {}),
     });

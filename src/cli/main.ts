@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // The conduit-mcp command: inspect and call any MCP server from a terminal.
 import { readFileSync } from 'node:fs';
-import { parseCliArguments, USAGE, UsageProblem } from './args.js';
+import { homedir } from 'node:os';
+import type { Environment } from './environment.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
 import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';
+import { parseCliArguments } from './parse-command-line.js';
 import { usesPool } from './pool-commands.js';
 import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
+import { USAGE } from './usage.js';
+import { UsageProblem } from './usage-problem.js';
 
 function version(): string {
   const file = new URL('../../package.json', import.meta.url);
@@ -60,8 +64,9 @@ async function main(argv: string[]): Promise<number> {
   // A whole-file command's failures are each server's: they name their server themselves.
   if (!usesPool(cli)) context = messageContextOf(cli);
   installSignalHandlers(stopper, output.err);
+  const environment: Environment = { platform: process.platform, env: process.env, home: homedir() };
   try {
-    const code = await runCommand(cli, output, stopper);
+    const code = await runCommand(cli, output, stopper, environment);
     return stdout.closed() ? EXIT.outputClosed : code;
   } catch (error) {
     // An abort because of a stop reports the stop, not the aborted request.

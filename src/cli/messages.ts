@@ -1,4 +1,4 @@
-import type { CliArguments } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 
 /**
  * The library's error messages in the command's words: a flag (`--cwd`) or the config entry's own
@@ -16,7 +16,7 @@ export interface MessageContext {
   entry?: string | undefined;
 }
 
-/** The context of the command line's server, named as clientFor names its Client. */
+/** The context of the command line's server; its name is the one clientFor gives the Client. */
 export function messageContextOf(cli: CliArguments): MessageContext {
   const name = cli.server ?? (cli.url !== undefined ? new URL(cli.url).host : 'server');
   return { name, file: cli.config, entry: cli.server };

@@ -3,9 +3,12 @@ import dc from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { type OAuthOptions, Secret } from '../index.js';
-import { type CliArguments, httpOnlyFlags, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
+import type { Environment } from './environment.js';
+import { flagsAre, httpOnlyFlags } from './option-rules.js';
 import type { Output } from './output.js';
-import { tokenStoreFor } from './token-files.js';
+import { configDirectoryOf, tokenStoreFor } from './token-files.js';
+import { UsageProblem } from './usage-problem.js';
 
 /**
  * While the user is away in a browser, the command's own --connect-timeout stands still: from the
@@ -15,10 +18,6 @@ import { tokenStoreFor } from './token-files.js';
 export class AuthorizationWait {
   #waiting = false;
   readonly #listeners = new Set<(waiting: boolean) => void>();
-
-  get waiting(): boolean {
-    return this.#waiting;
-  }
 
   onChange(listener: (waiting: boolean) => void): () => void {
     this.#listeners.add(listener);
@@ -45,20 +44,21 @@ export function oauthOptions(
   headers: Readonly<Record<string, unknown>>,
   output: Output,
   wait: AuthorizationWait,
+  environment: Environment,
 ): OAuthOptions | undefined {
   const staticToken = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
   const flags = httpOnlyFlags(cli).filter((flag) => flag !== '--header' && flag !== '--allow-insecure');
   if (staticToken) {
     if (flags.length > 0) {
       throw new UsageProblem(
-        `${flags.join(', ')} ${flags.length === 1 ? 'is' : 'are'} for OAuth, and the server's headers already carry an Authorization (a static token); keep one of the two`,
+        `${flagsAre(flags)} for OAuth, and the server's headers already carry an Authorization (a static token); keep one of the two`,
       );
     }
     return undefined;
   }
   let clientSecret: Secret | undefined;
   if (cli.clientSecretEnv !== undefined) {
-    const value = process.env[cli.clientSecretEnv];
+    const value = environment.env[cli.clientSecretEnv];
     if (value === undefined || value === '') {
       throw new UsageProblem(
         `--client-secret-env ${cli.clientSecretEnv}: ${cli.clientSecretEnv} is not set in this environment`,
@@ -78,7 +78,7 @@ export function oauthOptions(
   };
   dc.subscribe('conduit-mcp:auth', subscription);
   return {
-    store: tokenStoreFor(url),
+    store: tokenStoreFor(url, configDirectoryOf(environment)),
     ...(cli.grant !== undefined ? { grant: cli.grant } : {}),
     ...(cli.clientId !== undefined ? { clientId: cli.clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
@@ -94,7 +94,7 @@ export function oauthOptions(
       output.err(
         `conduit-mcp: ${output.policy.line(server)} needs your authorization: open this URL in a browser (conduit-mcp waits for the redirect):\n  ${output.policy.line(authorizationUrl.href)}`,
       );
-      if (cli.login === 'open') openInBrowser(authorizationUrl, output);
+      if (cli.login === 'open') openInBrowser(authorizationUrl, output, environment.platform);
       return undefined;
     },
   };
@@ -135,12 +135,12 @@ function unreadable(file: string): (error: unknown) => never {
  * the query's `&` is data); the command still waits for the redirect as without it. A missing
  * opener is a note, not a failure: the URL is on stderr already.
  */
-function openInBrowser(url: URL, output: Output): void {
+function openInBrowser(url: URL, output: Output, platform: NodeJS.Platform): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
   const [command, ...args] =
-    process.platform === 'darwin'
+    platform === 'darwin'
       ? ['open']
-      : process.platform === 'win32'
+      : platform === 'win32'
         ? ['rundll32', 'url.dll,FileProtocolHandler']
         : ['xdg-open'];
   const opener = spawn(command!, [...args, url.href], { stdio: 'ignore', detached: true });

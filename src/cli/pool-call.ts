@@ -1,10 +1,11 @@
 import type { ClientPool } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
 import { callTool, printToolResult } from './call-tool.js';
+import type { CliArguments } from './cli-arguments.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
-import { readAllStdin, readArgsJson } from './tool-arguments.js';
+import { argsOption } from './tool-arguments.js';
 import { closestName } from './undeclared-arguments.js';
+import { UsageProblem } from './usage-problem.js';
 
 /**
  * `call <name> --config <file>`: a tool by the name `tools --config` prints (`<server>__<tool>`),
@@ -18,8 +19,7 @@ export async function callPoolTool(
 ): Promise<number> {
   const name = cli.target!;
   const { tools } = await stopper.race(pool.listTools());
-  const stdinText = cli.argsJson === '-' ? await readAllStdin() : '';
-  const base = cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => stdinText) : {};
+  const base = await argsOption(cli.argsJson);
   const tool = tools.find((candidate) => candidate.name === name);
   if (tool === undefined) {
     const near = closestName(

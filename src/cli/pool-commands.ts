@@ -1,14 +1,16 @@
 import { ClientPool, type ServerStatus } from '../index.js';
-import type { CliArguments } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
+import type { Environment } from './environment.js';
 import { EXIT } from './exit-codes.js';
 import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
-import { oneLine, table, toolsTable } from './render.js';
+import { oneLine, toolsTable } from './render.js';
 import type { TextPolicy } from './sanitize.js';
 import type { Stopper } from './stop.js';
-import { tokenStoreFor } from './token-files.js';
+import { table } from './table.js';
+import { configDirectoryOf, tokenStoreFor } from './token-files.js';
 
 /** `servers`, and `tools`/`call` with `--config` but no `--server`: every server of the file, as one pool. */
 export function usesPool(cli: CliArguments): boolean {
@@ -25,8 +27,13 @@ export function usesPool(cli: CliArguments): boolean {
  * pending and the lists still asked for: leaving this function disposes of the pool, which closes
  * every server (started or not), so the exit follows the signal instead of the slowest start.
  */
-export async function runPoolCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
-  await using pool = openPool(cli, output);
+export async function runPoolCommand(
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+  environment: Environment,
+): Promise<number> {
+  await using pool = openPool(cli, output, configDirectoryOf(environment));
   await stopper.race(pool.connect());
   if (cli.command === 'call') {
     const { callPoolTool } = await import('./pool-call.js');
@@ -64,20 +71,16 @@ export async function runPoolCommand(cli: CliArguments, output: Output, stopper:
 }
 
 /** The config file's servers as one pool (nothing started yet); the file's own problems are reported once. */
-function openPool(cli: CliArguments, output: Output): ClientPool {
+function openPool(cli: CliArguments, output: Output, tokenDirectory: string): ClientPool {
   const file = cli.config!;
   loadCliConfig(file, output.err);
   return ClientPool.fromConfigFile(file, {
     input: configInputs(file),
     // The token files `--server NAME` logs in to (and `logout` clears), so that a server
     // authorized there is ready here. A listing never waits for a browser: see consentHints.
-    oauth: { store: (_server, url) => tokenStoreFor(url) },
-    client: {
-      requestTimeout: cli.timeout ?? 60_000,
-      reconnect: { maxReconnects: 0 },
-      ...(cli.protocol ? { protocol: cli.protocol as 'auto' } : {}),
-    },
-    ...(cli.timeout ? { startTimeout: cli.timeout } : {}),
+    oauth: { store: (_server, url) => tokenStoreFor(url, tokenDirectory) },
+    client: { requestTimeout: cli.timeout, reconnect: { maxReconnects: 0 }, protocol: cli.protocol },
+    startTimeout: cli.timeout,
   });
 }
 

@@ -25,12 +25,7 @@ export function oneLine(policy: TextPolicy, value: unknown, max = 100): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export { table } from './table.js';
-
-export function describeCapabilities(
-  policy: TextPolicy,
-  capabilities: ServerCapabilities | undefined,
-): string {
+function describeCapabilities(policy: TextPolicy, capabilities: ServerCapabilities | undefined): string {
   if (!capabilities) return '(none)';
   const parts = Object.entries(capabilities).map(([name, value]) => {
     const flags =
@@ -96,7 +91,7 @@ export function promptsTable(policy: TextPolicy, prompts: Prompt[]): string {
 }
 
 /** The size of base64 data, decoded. */
-export function decodedBytes(base64: string): number {
+function decodedBytes(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
 }
@@ -105,7 +100,7 @@ export function decodedBytes(base64: string): number {
 export type SavedFiles = Map<object, string>;
 
 /** Text as text; images, audio and blobs as a one-line summary; links and resources by URI. */
-export function renderContent(policy: TextPolicy, block: ContentBlock, saved: SavedFiles): string {
+function renderContent(policy: TextPolicy, block: ContentBlock, saved: SavedFiles): string {
   const where = saved.has(block) ? `, saved to ${saved.get(block)}` : '';
   switch (block.type) {
     case 'text':

@@ -1,8 +1,8 @@
-import dc from 'node:diagnostics_channel';
-import { type Client, type CloseReason, ConnectionClosedError, describeCloseReason } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
+import { type Client, ConnectionClosedError } from '../index.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
+import type { CliArguments } from './cli-arguments.js';
 import { elicitationHandler, FormTerminal } from './elicit.js';
+import type { Environment } from './environment.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
@@ -16,139 +16,45 @@ import {
   toolsTable,
 } from './render.js';
 import { saveBinaries } from './save.js';
-import { clientFor, connectWithin, requestOptions } from './session.js';
+import { clientFor, connectWithin, requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
-import { readAllStdin, readArgsJson } from './tool-arguments.js';
+import { argsOption } from './tool-arguments.js';
 import { startTrace } from './trace.js';
-
-/** `--verbose`: subscribed until the process ends, so the server's shutdown shows too. */
-function verboseLogging(client: Client, output: Output): void {
-  const started = performance.now();
-  const stamp = () => `[${Math.round(performance.now() - started)} ms]`;
-  const subscriptions: Array<[string, (message: unknown) => void]> = [
-    [
-      'conduit-mcp:transport:spawn',
-      (m) => {
-        const { command, pid } = m as { command: string; pid: number };
-        output.err(`${stamp()} spawned ${command} (pid ${pid})`);
-      },
-    ],
-    [
-      'conduit-mcp:transport:exit',
-      (m) => {
-        const { pid, code, signal } = m as { pid: number; code: number | null; signal: string | null };
-        output.err(`${stamp()} pid ${pid} exited (${signal ? `signal ${signal}` : `status ${code}`})`);
-      },
-    ],
-    [
-      'conduit-mcp:transport:close',
-      (m) =>
-        output.err(
-          `${stamp()} transport closed: ${output.policy.line(describeCloseReason((m as { reason: CloseReason }).reason))}`,
-        ),
-    ],
-    [
-      'conduit-mcp:transport:junk',
-      (m) =>
-        output.err(
-          `${stamp()} dropped a non-JSON-RPC line (${output.policy.line((m as { reason: string }).reason)})`,
-        ),
-    ],
-    [
-      'conduit-mcp:transport:signal',
-      (m) => output.err(`${stamp()} sent ${(m as { signal: string }).signal} to the server's process group`),
-    ],
-    [
-      'conduit-mcp:client:era',
-      (m) => output.err(`${stamp()} era: ${output.policy.line((m as { detail: string }).detail)}`),
-    ],
-    [
-      // OAuth progress: by the channel's contract, never a token, code, verifier or secret.
-      'conduit-mcp:auth',
-      (m) => output.err(`${stamp()} auth: ${output.policy.line(describeAuthEvent(m as AuthEvent))}`),
-    ],
-    [
-      // The URL is origin and path only (no query), and no header is in the payload.
-      'conduit-mcp:transport:http',
-      (m) => {
-        const { method, url, mcpMethod, status } = m as {
-          method: string;
-          url: string;
-          mcpMethod?: string;
-          status: number;
-        };
-        const what = mcpMethod ? ` (${output.policy.line(mcpMethod)})` : '';
-        output.err(`${stamp()} ${method} ${output.policy.line(url)}${what}: HTTP ${status}`);
-      },
-    ],
-  ];
-  for (const [name, listener] of subscriptions) dc.subscribe(name, listener);
-  client.on('ready', (event) =>
-    output.err(`${stamp()} ready: ${event.era} era, protocol ${output.policy.line(event.protocolVersion)}`),
-  );
-  client.on('reconnecting', (event) => output.err(`${stamp()} reconnecting (attempt ${event.attempt})`));
-}
-
-interface AuthEvent {
-  event: string;
-  step?: string;
-  method?: string;
-  url?: string;
-  status?: number;
-  issuer?: string;
-  resource?: string;
-  how?: string;
-  scope?: string;
-  error?: string;
-  message?: string;
-}
-
-/** One `conduit-mcp:auth` event in words. */
-function describeAuthEvent(event: AuthEvent): string {
-  switch (event.event) {
-    case 'request':
-      return `${event.method} ${event.url} (${event.step}): HTTP ${event.status}`;
-    case 'discovered':
-      return `${event.resource} is protected by ${event.issuer}`;
-    case 'registered':
-      return `client registered with ${event.issuer}${event.how ? ` (${event.how})` : ''}`;
-    case 'authorized':
-      return `authorized by ${event.issuer}${event.scope ? ` (scope ${event.scope})` : ''}`;
-    case 'refreshed':
-      return `tokens refreshed by ${event.issuer}`;
-    case 'failed':
-      return `failed at ${event.step}: ${event.message ?? event.error ?? 'no detail'}`;
-    default:
-      return event.event;
-  }
-}
+import { UsageProblem } from './usage-problem.js';
+import { verboseLogging } from './verbose.js';
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+function signalGroup(pid: number, signal: NodeJS.Signals, platform: NodeJS.Platform): void {
   try {
-    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+    process.kill(platform === 'win32' ? pid : -pid, signal);
   } catch {
     // Already gone.
   }
 }
 
 /** Runs one CLI command against the server; returns the exit code. The client is always closed. */
-export async function runCommand(cli: CliArguments, output: Output, stopper: Stopper): Promise<number> {
-  if (usesPool(cli)) return runPoolCommand(cli, output, stopper);
+export async function runCommand(
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+  environment: Environment,
+): Promise<number> {
+  if (usesPool(cli)) return runPoolCommand(cli, output, stopper, environment);
   if (cli.command === 'logout') {
     const { logout } = await import('./logout.js');
-    return logout(cli, output);
+    return logout(cli, output, environment);
   }
   // Read before the server starts: a bad --args is a usage error that starts nothing.
-  const stdinText = cli.argsJson === '-' ? await readAllStdin() : '';
-  const baseArguments = cli.argsJson !== undefined ? readArgsJson(cli.argsJson, () => stdinText) : {};
+  const baseArguments = await argsOption(cli.argsJson);
   // The shell's readline owns the terminal's input: a form borrows it while a command runs.
   const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
-  const client = await clientFor(
+  const server = await clientFor(
     cli,
     output,
+    environment,
     formTerminal ? { elicitation: elicitationHandler(output, formTerminal) } : {},
   );
+  const client = server.client;
   if (cli.verbose) verboseLogging(client, output);
   if (cli.trace !== undefined) {
     try {
@@ -159,8 +65,10 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
   }
   let gaveUp = false;
   try {
-    await connectWithin(client, cli, stopper);
-    return await stopper.race(dispatch(client, cli, output, stopper, baseArguments, formTerminal));
+    await connectWithin(server, cli, stopper);
+    return await stopper.race(
+      dispatch(client, cli, output, stopper, environment, baseArguments, formTerminal),
+    );
   } catch (error) {
     gaveUp = exitCodeFor(error) === EXIT.timeout;
     throw error;
@@ -169,7 +77,7 @@ export async function runCommand(cli: CliArguments, output: Output, stopper: Sto
     await client.close();
     // A server that did not answer in time is presumed stuck: skip the stdin grace, so the exit
     // follows the deadline closely (the transport still escalates to SIGKILL after termGrace).
-    if (gaveUp && pid !== undefined) signalGroup(pid, 'SIGTERM');
+    if (gaveUp && pid !== undefined) signalGroup(pid, 'SIGTERM', environment.platform);
   }
 }
 
@@ -178,6 +86,7 @@ async function dispatch(
   cli: CliArguments,
   output: Output,
   stopper: Stopper,
+  environment: Environment,
   baseArguments: Record<string, unknown>,
   formTerminal: FormTerminal | undefined,
 ): Promise<number> {
@@ -284,7 +193,7 @@ async function dispatch(
       return watch(client, cli, output);
     case 'shell': {
       const { runShell } = await import('./shell.js');
-      return runShell(client, cli, output, stopper, formTerminal!);
+      return runShell(client, cli, output, stopper, formTerminal!, environment);
     }
     case 'servers':
     case 'logout':

@@ -17,12 +17,12 @@ function escapeCharacter(character: string): string {
 }
 
 /** Text as a terminal may show it: multi-line text keeps its newlines and tabs. */
-export function visible(text: string): string {
+function visible(text: string): string {
   return text.replace(UNSAFE, escapeCharacter);
 }
 
 /** For one-line places (table cells, headers): newlines and tabs are escaped too. */
-export function visibleLine(text: string): string {
+function visibleLine(text: string): string {
   return text.replace(UNSAFE_IN_LINE, escapeCharacter);
 }
 

@@ -1,16 +1,16 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '../index.js';
-import type { CliArguments } from './args.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
+import type { CliArguments } from './cli-arguments.js';
 import type { FormTerminal } from './elicit.js';
+import type { Environment } from './environment.js';
 import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
 import { messageContextOf } from './messages.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
-import { requestOptions } from './session.js';
+import { requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { readArgsJson } from './tool-arguments.js';
 
@@ -24,7 +24,7 @@ const SHELL_HELP = `Commands (the server stays running between them):
 Tab completes commands and tool names; history is kept in ~/.conduit-mcp_history.`;
 
 /** Splits a line into words: double or single quotes group, a backslash escapes. No shell runs. */
-export function splitWords(line: string): string[] {
+function splitWords(line: string): string[] {
   const words: string[] = [];
   let current = '';
   let quote: string | undefined;
@@ -53,13 +53,13 @@ export function splitWords(line: string): string[] {
   return words;
 }
 
-function historyFile(): string {
-  return process.env.CONDUIT_MCP_HISTORY ?? path.join(homedir(), '.conduit-mcp_history');
+function historyFileOf({ env, home }: Environment): string {
+  return env.CONDUIT_MCP_HISTORY ?? path.join(home, '.conduit-mcp_history');
 }
 
-function loadHistory(): string[] {
+function loadHistory(historyFile: string): string[] {
   try {
-    return readFileSync(historyFile(), 'utf8').split('\n').filter(Boolean).reverse().slice(0, 500);
+    return readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).reverse().slice(0, 500);
   } catch {
     return [];
   }
@@ -72,7 +72,9 @@ export async function runShell(
   output: Output,
   stopper: Stopper,
   formTerminal: FormTerminal,
+  environment: Environment,
 ): Promise<number> {
+  const historyFile = historyFileOf(environment);
   let toolNames: string[] = [];
   const refreshTools = async () => {
     if (!client.serverCapabilities?.tools) return;
@@ -102,7 +104,7 @@ export async function runShell(
     ...(terminal ? { output: process.stdout } : {}),
     completer,
     terminal,
-    history: terminal ? loadHistory() : [],
+    history: terminal ? loadHistory(historyFile) : [],
     historySize: 500,
     prompt: `${output.policy.line(client.serverInfo?.name ?? 'mcp')}> `,
   });
@@ -149,7 +151,7 @@ export async function runShell(
     }
     if (terminal) {
       try {
-        appendFileSync(historyFile(), `${line}\n`, { mode: 0o600 });
+        appendFileSync(historyFile, `${line}\n`, { mode: 0o600 });
       } catch {
         // History is a convenience: a read-only home must not break the shell.
       }

@@ -32,7 +32,7 @@ function fitWidths(natural: number[], headers: string[], layout: TableLayout): n
 }
 
 /** A cell's lines at most `width` long: broken at spaces, a word longer than a line cut into pieces. */
-export function wrapText(text: string, width: number): string[] {
+function wrapText(text: string, width: number): string[] {
   if (text.length <= width) return [text];
   const lines: string[] = [];
   let line = '';

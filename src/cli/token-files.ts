@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { FileTokenStore } from '../index.js';
+import type { Environment } from './environment.js';
 
 /**
  * conduit-mcp's own directory: `%APPDATA%\conduit-mcp` on Windows, else
@@ -9,9 +9,9 @@ import { FileTokenStore } from '../index.js';
  * `~/.config/conduit-mcp`.
  */
 export function configDirectory(
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
+  env: Readonly<Record<string, string | undefined>>,
+  platform: NodeJS.Platform,
+  home: string,
 ): string {
   if (platform === 'win32') {
     return path.win32.join(env.APPDATA || path.win32.join(home, 'AppData', 'Roaming'), 'conduit-mcp');
@@ -31,7 +31,7 @@ export function serverKey(url: string): string {
  * `<config directory>/tokens/<host>_<port>-<path>-<hash>.json`. The readable part is for people
  * looking at the directory; the hash of the whole endpoint keeps two servers apart.
  */
-export function tokenFile(url: string, directory: string = configDirectory()): string {
+export function tokenFile(url: string, directory: string): string {
   const key = serverKey(url);
   const parsed = new URL(key);
   const readable =
@@ -44,6 +44,11 @@ export function tokenFile(url: string, directory: string = configDirectory()): s
 }
 
 /** The store the CLI gives a server's OAuth: its own file, owner-only (0600 in a 0700 directory). */
-export function tokenStoreFor(url: string, directory?: string): FileTokenStore {
+export function tokenStoreFor(url: string, directory: string): FileTokenStore {
   return new FileTokenStore(tokenFile(url, directory));
+}
+
+/** The config directory of the command's user. */
+export function configDirectoryOf({ env, platform, home }: Environment): string {
+  return configDirectory(env, platform, home);
 }

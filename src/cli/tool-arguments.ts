@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Tool } from '../index.js';
-import { UsageProblem } from './args.js';
+import { UsageProblem } from './usage-problem.js';
 
 type Schema = Record<string, unknown>;
 /** JSON types, with integer apart from number. */
@@ -55,11 +55,7 @@ export function acceptedTypes(schema: unknown, root: Schema, depth = 0): Set<Jso
 }
 
 /** The JSON type of a value, with integer apart from number. */
-export function describeValueType(value: unknown): JsonType {
-  return typeOf(value);
-}
-
-function typeOf(value: unknown): JsonType {
+export function typeOf(value: unknown): JsonType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
@@ -70,9 +66,13 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
+/** The types to name: integer goes without saying where number is accepted. */
+function shownTypes(types: Set<JsonType>): JsonType[] {
+  return [...types].filter((type) => !(type === 'integer' && types.has('number')));
+}
+
 export function listTypes(types: Set<JsonType>): string {
-  const shown = [...types].filter((type) => !(type === 'integer' && types.has('number')));
-  return shown.map(article).join(' or ');
+  return shownTypes(types).map(article).join(' or ');
 }
 
 /**
@@ -81,13 +81,7 @@ export function listTypes(types: Set<JsonType>): string {
  * when a string is accepted or `strict` is off (`--no-validate`), as the string written;
  * otherwise a usage error naming the types.
  */
-export function typeArgument(
-  key: string,
-  raw: string,
-  schema: unknown,
-  root: Schema,
-  strict = true,
-): unknown {
+function typeArgument(key: string, raw: string, schema: unknown, root: Schema, strict = true): unknown {
   const types = acceptedTypes(schema, root);
   // A parameter the schema does not type (or does not name) gets the text as written.
   if (types === undefined || (types.size === 1 && types.has('string'))) return raw;
@@ -98,12 +92,7 @@ export function typeArgument(
   } catch {
     parses = false;
   }
-  if (parses) {
-    const type = typeOf(parsed);
-    if (types.has(type) || (type === 'integer' && types.has('number'))) {
-      return parsed;
-    }
-  }
+  if (parses && types.has(typeOf(parsed))) return parsed;
   if (types.has('string') || !strict) return raw;
   throw new UsageProblem(`--arg ${key} must be ${listTypes(types)} (as JSON), got ${JSON.stringify(raw)}`);
 }
@@ -112,10 +101,17 @@ export function typeArgument(
  * `--args -`: all of stdin, read as a stream. `readFileSync(0)` fails with EAGAIN when stdin is a
  * pipe in non-blocking mode that the writer has not filled yet (a large input, a busy machine).
  */
-export async function readAllStdin(): Promise<string> {
+async function readAllStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The command line's `--args`, stdin read first when it is `-`; none: no arguments. */
+export async function argsOption(argsJson: string | undefined): Promise<Record<string, unknown>> {
+  if (argsJson === undefined) return {};
+  const stdinText = argsJson === '-' ? await readAllStdin() : '';
+  return readArgsJson(argsJson, () => stdinText);
 }
 
 /** Reads `--args`: a JSON object, `@file.json`, or `-` for stdin. */
@@ -178,10 +174,7 @@ export function describeParameters(tool: Tool): string {
   return Object.entries(properties)
     .map(([name, schema]) => {
       const types = acceptedTypes(schema, root);
-      const shown = types
-        ? [...types].filter((type) => !(type === 'integer' && types.has('number')))
-        : ['any'];
-      return `${name}${required.has(name) ? '*' : ''}: ${shown.join('|')}`;
+      return `${name}${required.has(name) ? '*' : ''}: ${types ? shownTypes(types).join('|') : 'any'}`;
     })
     .join(', ');
 }

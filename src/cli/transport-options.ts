@@ -1,8 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
-import { type CliArguments, httpOnlyFlags, stdioOnlyFlags, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
+import type { Environment } from './environment.js';
+import { flagsAre, httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
+import { UsageProblem } from './usage-problem.js';
 
 /**
  * The server's transport spec: a config entry (through the shared loader), the URL, or the
@@ -10,7 +13,8 @@ import { serverFromConfig } from './config.js';
  */
 export async function transportFromArguments(
   cli: CliArguments,
-  warn: (text: string) => void = () => {},
+  env: Environment['env'],
+  warn: (text: string) => void,
 ): Promise<TransportSpec> {
   const base: Record<string, unknown> =
     cli.config !== undefined
@@ -22,12 +26,12 @@ export async function transportFromArguments(
   const httpOnly = httpOnlyFlags(cli);
   if (httpOnly.length > 0) {
     throw new UsageProblem(
-      `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'is' : 'are'} for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
+      `${flagsAre(httpOnly)} for HTTP servers; ${cli.server} in ${cli.config} is a stdio server`,
     );
   }
   const extra: Array<[string, string | Secret]> = [...cli.env];
   for (const name of cli.passEnv) {
-    const value = process.env[name];
+    const value = env[name];
     if (value === undefined) {
       throw new UsageProblem(`--pass-env ${name}: ${name} is not set in this environment`);
     }
@@ -63,7 +67,7 @@ function httpTransport(base: Record<string, unknown>, cli: CliArguments): Transp
   const stdioOnly = stdioOnlyFlags(cli);
   if (stdioOnly.length > 0) {
     throw new UsageProblem(
-      `${stdioOnly.join(', ')} ${stdioOnly.length === 1 ? 'is' : 'are'} for a server command (stdio); ${cli.server} in ${cli.config} is an HTTP server`,
+      `${flagsAre(stdioOnly)} for a server command (stdio); ${cli.server} in ${cli.config} is an HTTP server`,
     );
   }
   if (cli.headers.length > 0) {

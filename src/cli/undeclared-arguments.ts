@@ -32,7 +32,7 @@ export function closestName(name: string, declared: readonly string[]): string |
 }
 
 /** The names a tool's input schema declares as its properties. */
-export function declaredNames(tool: Tool): string[] {
+function declaredNames(tool: Tool): string[] {
   const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
   return properties && typeof properties === 'object' ? Object.keys(properties) : [];
 }

@@ -383,7 +383,7 @@ describe('HTTP failures, each with its exit code', () => {
 });
 
 test('--help documents every option the parser takes, the HTTP and OAuth ones and logout too', async () => {
-  const { OPTIONS } = await import('../../src/cli/args.js');
+  const { OPTIONS } = await import('../../src/cli/option-table.js');
   const help = await run(['--help']);
   assert.equal(help.code, 0);
   for (const name of Object.keys(OPTIONS)) {

@@ -10,13 +10,16 @@ import {
   type RequestOptions,
   UnsupportedProtocolVersionError,
 } from '../index.js';
-import { type CliArguments, UsageProblem } from './args.js';
+import type { CliArguments } from './cli-arguments.js';
 import { elicitationHandler } from './elicit.js';
+import type { Environment } from './environment.js';
 import { CliTimeout, Unsupported } from './exit-codes.js';
+import { messageContextOf } from './messages.js';
 import { AuthorizationWait, oauthOptions } from './oauth.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
 import { transportFromArguments } from './transport-options.js';
+import { UsageProblem } from './usage-problem.js';
 
 /** `--root <dir>`: each an existing directory, offered as a file:// root. */
 function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
@@ -30,26 +33,33 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
   return async () => ({ roots: entries });
 }
 
-/** Clients of HTTP servers, for messages that differ by kind. */
-const httpClients = new WeakSet<Client>();
-/** Each client's OAuth consent wait, which stops the connect deadline's clock. */
-const authorizationWaits = new WeakMap<Client, AuthorizationWait>();
+/** The command line's Client, and what connecting it needs to know. */
+export interface ServerClient {
+  client: Client;
+  /** An HTTP server: a failed connect says "at that URL" rather than "on stdio". */
+  http: boolean;
+  /** The OAuth consent wait, which stops the connect deadline's clock. */
+  authorizationWait: AuthorizationWait;
+}
 
 /** The client for the command line's server. It starts nothing. */
 export async function clientFor(
   cli: CliArguments,
   output: Output,
+  environment: Environment,
   extraHandlers: ClientHandlers = {},
-): Promise<Client> {
+): Promise<ServerClient> {
   const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
-  const transport = await transportFromArguments(cli, (text) => output.err(output.policy.line(text)));
-  const name = cli.server ?? (cli.url !== undefined ? new URL(cli.url).host : 'server');
+  const transport = await transportFromArguments(cli, environment.env, (text) =>
+    output.err(output.policy.line(text)),
+  );
+  const { name } = messageContextOf(cli);
   const wait = new AuthorizationWait();
   if (transport.type === 'http' && URL.canParse(String(transport.url))) {
     const spec = transport as unknown as Record<string, unknown>;
     const headers = (spec.headers ?? {}) as Record<string, unknown>;
-    const auth = oauthOptions(cli, name, String(spec.url), headers, output, wait);
+    const auth = oauthOptions(cli, name, String(spec.url), headers, output, wait, environment);
     // A config entry's `oauth` settings stay unless a flag says otherwise; the command's own token
     // store (what `logout` clears) and browser prompt replace the file's.
     if (auth !== undefined) spec.auth = { ...(spec.auth as object | undefined), ...auth };
@@ -64,8 +74,6 @@ export async function clientFor(
     reconnect: { maxReconnects: 0 },
     handlers,
   });
-  if (transport.type === 'http') httpClients.add(client);
-  authorizationWaits.set(client, wait);
   if (cli.logLevel !== undefined) {
     client.on('log', (message) => {
       const data = typeof message.data === 'string' ? message.data : JSON.stringify(message.data);
@@ -73,7 +81,7 @@ export async function clientFor(
       output.err(`[${output.policy.line(String(message.level))}${logger}] ${output.policy.line(data ?? '')}`);
     });
   }
-  return client;
+  return { client, http: transport.type === 'http', authorizationWait: wait };
 }
 
 /**
@@ -99,7 +107,11 @@ function newClient(cli: CliArguments, options: ClientOptions): Client {
  * not started a third time: the client makes one attempt (`maxReconnects: 0`), in which the era
  * detection may start it once more when it died on the probe.
  */
-export async function connectWithin(client: Client, cli: CliArguments, stopper: Stopper): Promise<void> {
+export async function connectWithin(
+  { client, http, authorizationWait }: ServerClient,
+  cli: CliArguments,
+  stopper: Stopper,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let left = cli.connectTimeout;
   let since = performance.now();
@@ -109,14 +121,14 @@ export async function connectWithin(client: Client, cli: CliArguments, stopper: 
       reject(
         new CliTimeout(
           `the server was not ready within ${cli.connectTimeout} ms (--connect-timeout): it may not be an MCP server` +
-            `${httpClients.has(client) ? ' at that URL' : ' on stdio'}, or it needs longer to start (raise --connect-timeout)`,
+            `${http ? ' at that URL' : ' on stdio'}, or it needs longer to start (raise --connect-timeout)`,
         ),
       );
     timer = setTimeout(expire, left);
   });
   deadline.catch(() => {});
   // The clock stands still while the user is away authorizing in a browser.
-  const stopWatching = authorizationWaits.get(client)?.onChange((waiting) => {
+  const stopWatching = authorizationWait.onChange((waiting) => {
     clearTimeout(timer);
     if (waiting) left = Math.max(0, left - (performance.now() - since));
     else {
@@ -142,7 +154,7 @@ export async function connectWithin(client: Client, cli: CliArguments, stopper: 
     throw error;
   } finally {
     clearTimeout(timer);
-    stopWatching?.();
+    stopWatching();
   }
 }
 

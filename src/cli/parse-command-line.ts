@@ -1,0 +1,198 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { type CliArguments, COMMANDS, type CommandName } from './cli-arguments.js';
+import {
+  checkArgumentOptions,
+  checkOAuthOptions,
+  checkServerKindFlags,
+  checkServerSource,
+} from './option-rules.js';
+import { type OptionValues, readOptions } from './option-table.js';
+import {
+  checkClientSecretEnv,
+  checkLogLevel,
+  checkPassEnv,
+  grantOf,
+  headerPair,
+  pair,
+  protocolOf,
+  wholeNumber,
+} from './option-values.js';
+import { UsageProblem } from './usage-problem.js';
+
+/** How many positionals a command takes itself: a URL after them names the server. */
+const OWN_POSITIONALS: Record<string, number> = { call: 2, read: 2, prompt: 2, complete: 4, logout: 2 };
+
+/** What the commands with a target need, in the words of their usage. */
+const TARGETS: Record<string, string> = {
+  call: 'a tool name: conduit-mcp call <tool> -- <server>',
+  read: 'a resource URI: conduit-mcp read <uri> -- <server>',
+  prompt: 'a prompt name: conduit-mcp prompt <name> -- <server>',
+  complete:
+    'a reference, an argument and a value: conduit-mcp complete prompt:<name> <argument> <value> -- <server>',
+};
+
+/** An http(s) URL, which names an HTTP server where a server command would go. */
+function isHttpUrl(word: string | undefined): boolean {
+  return word !== undefined && /^https?:\/\//i.test(word) && URL.canParse(word);
+}
+
+/** The words that are not options, each in its place. */
+interface Words {
+  command: CommandName;
+  target: string | undefined;
+  completeArgument: [string, string] | undefined;
+  uris: string[];
+  url: string | undefined;
+  /** `--server`, or logout's entry name when it is given with --config. */
+  server: string | undefined;
+}
+
+/**
+ * The command, its target and further words, and an HTTP server's URL: the only word after `--`,
+ * or a last positional beyond the command's own. `serverCommand` loses a URL it held.
+ */
+function readWords(positionals: string[], serverCommand: string[], values: OptionValues): Words {
+  let url: string | undefined;
+  let server = values.server;
+  if (serverCommand.length === 1 && isHttpUrl(serverCommand[0])) {
+    url = serverCommand.pop();
+  } else if (
+    serverCommand.length === 0 &&
+    values.config === undefined &&
+    positionals.length > (OWN_POSITIONALS[positionals[0] ?? ''] ?? 1) &&
+    isHttpUrl(positionals.at(-1))
+  ) {
+    url = positionals.pop();
+  }
+  const [command, target, ...extra] = positionals;
+  if (command === undefined) throw new UsageProblem(`a command is required: ${COMMANDS.join(', ')}`);
+  if (!(COMMANDS as readonly string[]).includes(command)) {
+    throw new UsageProblem(
+      `unknown command ${JSON.stringify(command)}; the commands are ${COMMANDS.join(', ')}`,
+    );
+  }
+  const needsTarget = Object.hasOwn(TARGETS, command);
+  if (needsTarget && target === undefined) throw new UsageProblem(`${command} needs ${TARGETS[command]}`);
+  if (command === 'logout') {
+    if (serverCommand.length > 0) {
+      throw new UsageProblem('logout is for HTTP servers: conduit-mcp logout https://host/mcp');
+    }
+    if (values.config !== undefined && target !== undefined && server === undefined) {
+      server = target;
+    } else if (values.config === undefined && isHttpUrl(target)) {
+      url = target;
+    } else if (values.config === undefined || target !== undefined) {
+      throw new UsageProblem(
+        "logout takes the server's URL (conduit-mcp logout https://host/mcp), or its name with --config <file>",
+      );
+    }
+  }
+  let completeArgument: [string, string] | undefined;
+  let unexpected =
+    needsTarget || command === 'logout' ? extra : [target, ...extra].filter((value) => value !== undefined);
+  const uris = command === 'watch' ? unexpected : [];
+  if (command === 'watch') unexpected = [];
+  if (command === 'complete') {
+    if (extra.length < 2) throw new UsageProblem(`complete needs ${TARGETS.complete}`);
+    if (!/^(prompt|resource):./.test(target!)) {
+      throw new UsageProblem(
+        `complete takes prompt:<name> or resource:<uri template> as its reference, got ${JSON.stringify(target)}`,
+      );
+    }
+    completeArgument = [extra[0]!, extra[1]!];
+    unexpected = extra.slice(2);
+  }
+  if (unexpected.length > 0) {
+    throw new UsageProblem(
+      `unexpected argument ${JSON.stringify(unexpected[0])}: put the server command after --, e.g. conduit-mcp ${command} -- node server.js, or give an http(s) URL`,
+    );
+  }
+  return {
+    command: command as CommandName,
+    target: needsTarget || command === 'logout' ? target : undefined,
+    completeArgument,
+    uris,
+    url,
+    server,
+  };
+}
+
+/**
+ * A command may not contain whitespace; a full path to an existing file
+ * (C:\Program Files\nodejs\node.exe) is left to the library to judge.
+ */
+function checkServerCommand(serverCommand: readonly string[]): void {
+  const program = serverCommand[0];
+  if (program === undefined || !/\s/.test(program)) return;
+  if (path.isAbsolute(program) && statSync(program, { throwIfNoEntry: false })?.isFile()) return;
+  throw new UsageProblem(
+    `the server command ${JSON.stringify(program)} contains whitespace, which commands may not: ` +
+      'for a script at such a path, run it through its interpreter (-- node "/my dir/server.js"); ' +
+      'for a program, put its directory in PATH (--env PATH=...) or link it from a path without spaces',
+  );
+}
+
+/** Parses the command line (without node and the script). Throws UsageProblem naming the mistake. */
+export function parseCliArguments(argv: readonly string[]): CliArguments | 'help' | 'version' {
+  const { values, positionals, serverCommand } = readOptions(argv);
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  const { command, target, completeArgument, uris, url, server } = readWords(
+    positionals,
+    serverCommand,
+    values,
+  );
+  checkServerSource({ command, config: values.config, server, serverCommand, url });
+  checkServerCommand(serverCommand);
+  checkArgumentOptions(command, values);
+  const grant = grantOf(values.grant);
+  checkOAuthOptions(values, grant);
+  checkClientSecretEnv(values['client-secret-env']);
+  const protocol = protocolOf(values.protocol);
+  checkLogLevel(values['log-level']);
+  checkPassEnv(values['pass-env'] ?? []);
+  const cli: CliArguments = {
+    command,
+    target,
+    completeArgument,
+    args: (values.arg ?? []).map((value) => pair(value, '--arg', 'path=/tmp')),
+    argsJson: values.args,
+    json: values.json === true,
+    validate: values['no-validate'] !== true,
+    raw: values.raw === true,
+    structured: values.structured === true,
+    outputDir: values.output,
+    verbose: values.verbose === true,
+    trace: values.trace,
+    config: values.config,
+    server,
+    env: (values.env ?? []).map((value) => pair(value, '--env', 'LOG_LEVEL=debug')),
+    passEnv: values['pass-env'] ?? [],
+    cwd: values.cwd,
+    stderr: values.stderr,
+    stderrTail: wholeNumber('--stderr-tail', values['stderr-tail'], undefined, 0),
+    timeout: wholeNumber('--timeout', values.timeout, 60_000, 1),
+    maxTime: wholeNumber('--max-time', values['max-time'], undefined, 1),
+    connectTimeout: wholeNumber('--connect-timeout', values['connect-timeout'], 60_000, 1),
+    probeTimeout: wholeNumber('--probe-timeout', values['probe-timeout'], undefined, 1),
+    maxMessageBytes: wholeNumber('--max-message-bytes', values['max-message-bytes'], undefined, 1),
+    maxJunkLines: wholeNumber('--max-junk-lines', values['max-junk-lines'], undefined, 0),
+    protocol,
+    logLevel: values['log-level'],
+    roots: values.root ?? [],
+    uris,
+    serverCommand,
+    url,
+    headers: (values.header ?? []).map(headerPair),
+    allowInsecure: values['allow-insecure'] === true,
+    clientId: values['client-id'],
+    clientSecretEnv: values['client-secret-env'],
+    grant,
+    assertionFile: values['assertion-file'],
+    scopes: values.scope ?? [],
+    login: values.open === true ? 'open' : values['no-login'] === true ? 'never' : 'wait',
+  };
+  checkServerKindFlags(cli);
+  return cli;
+}
