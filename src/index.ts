@@ -54,7 +54,7 @@ export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './
 export { ClientPool, type ClientPoolEvents, type ResolvedName } from './pool/pool.js';
 export type { ServerState, ServerStatus } from './pool/server-status.js';
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
-export type { LogLevel } from './protocol/meta.js';
+export { LOG_LEVELS, type LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';
 export type {
   ClientCapabilities,
@@ -66,8 +66,11 @@ export type {
 export type { Era, ProtocolMode } from './protocol/versions.js';
 export { LEGACY_VERSIONS, MODERN_VERSIONS } from './protocol/versions.js';
 export { isSecret, Secret } from './secret.js';
+export type { CustomTransportSpec } from './transport/custom/custom-kind.js';
 export { HttpTransport } from './transport/http/http-transport.js';
 export type { HeaderValue, HttpOptions } from './transport/http/options.js';
+export { InMemoryTransport } from './transport/memory.js';
 export type { EnvValue, StderrOption, StdioOptions } from './transport/stdio/options.js';
 export { type ExitStatus, StdioTransport } from './transport/stdio/stdio-transport.js';
 export type { Transport, TransportEvents } from './transport/transport.js';
+export { MAX_TIMER_MS } from './validate.js';

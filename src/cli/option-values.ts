@@ -1,7 +1,6 @@
+import { LOG_LEVELS, MAX_TIMER_MS } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
 import { UsageProblem } from './usage-problem.js';
-
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 /** An environment variable's name, as --pass-env and --client-secret-env take it. */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -45,7 +44,7 @@ export function wholeNumber(
   if (value === undefined) return fallback;
   const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   const unit = option.endsWith('bytes') || option === '--stderr-tail' ? '' : ' of milliseconds';
-  if (!Number.isSafeInteger(number) || number < min || number > 2 ** 31 - 1) {
+  if (!Number.isSafeInteger(number) || number < min || number > MAX_TIMER_MS) {
     throw new UsageProblem(
       `${option} takes a whole number${unit} ${min === 0 ? '>= 0' : '>= 1'}, got ${JSON.stringify(value)}`,
     );
@@ -83,7 +82,7 @@ export function protocolOf(protocol = 'auto'): CliArguments['protocol'] {
 }
 
 export function checkLogLevel(level: string | undefined): void {
-  if (level !== undefined && !LOG_LEVELS.includes(level)) {
+  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new UsageProblem(`--log-level takes one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
   }
 }

@@ -1,12 +1,11 @@
 import { CapabilityError, UsageError } from '../errors.js';
-import { LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
 import { describe } from '../validate.js';
 import type { ClientWarning } from './warnings.js';
 
 /** `setLogLevel`'s argument, checked before anything changes: a UsageError, as for any call-time misuse. */
 export function checkedLogLevel(value: unknown, server: string): LogLevel {
-  if (typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value))
-    return value as LogLevel;
+  if (isLogLevel(value)) return value;
   throw new UsageError(
     `setLogLevel: the level must be one of ${LOG_LEVELS.join(', ')}, got ${describe(value)}`,
     {

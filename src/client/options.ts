@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { ConfigError } from '../errors.js';
-import { LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
 import { defaultSchemaValidator, type SchemaValidator } from '../protocol/schema-validation.js';
 import type { ClientHandlers, Implementation } from '../protocol/types.js';
 import type { ProtocolMode } from '../protocol/versions.js';
@@ -198,8 +198,7 @@ function normalizeProtocol(value: unknown): ProtocolMode {
 }
 
 function normalizeLogLevel(value: unknown, key: string): LogLevel {
-  if (typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value))
-    return value as LogLevel;
+  if (isLogLevel(value)) return value;
   throw new ConfigError(key, `${key} must be one of ${LOG_LEVELS.join(', ')}, got ${describe(value)}`);
 }
 

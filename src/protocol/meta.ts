@@ -18,3 +18,7 @@ export const LOG_LEVELS = [
   'emergency',
 ] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && (LOG_LEVELS as readonly string[]).includes(value);
+}
