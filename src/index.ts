@@ -11,8 +11,9 @@ export {
 } from './auth/token-store.js';
 export type { ReconnectPolicy } from './client/backoff.js';
 export { Client, type ClientEvents } from './client/client.js';
-export type { Progress, RequestOptions } from './client/connection.js';
+export type { RequestOptions } from './client/connection.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
+export type { Progress } from './client/progress.js';
 export type { Root } from './client/roots.js';
 export {
   type ListSkillsResult,

@@ -85,3 +85,53 @@ test('outside src/auth, only its options and token stores are imported staticall
     assert.doesNotMatch(text, /from 'oauth4webapi'/, `${relative(file)} imports oauth4webapi`);
   }
 });
+
+test('the transport seam speaks messages only: no era, MCP method, _meta or OAuth word in Transport or its events', () => {
+  const text = readFileSync(path.join(src, 'transport/transport.ts'), 'utf8');
+  for (const name of ['TransportEvents', 'Transport']) {
+    const block = text.match(new RegExp(`^export interface ${name}\\b[^{]*\\{[\\s\\S]*?^\\}`, 'm'))?.[0];
+    assert.ok(block, `transport.ts declares ${name}`);
+    assert.doesNotMatch(
+      block,
+      /\b(era|eras|modern|legacy|initialize|_meta|meta|tools?|OAuth|consent|awaitingUser|PreparedMeta|ResultMap)\b|\w+\/\w+/i,
+      `${name} names something above the seam`,
+    );
+  }
+});
+
+test('nothing subclasses Client or overrides its emit; outside src/client only its public modules are imported', () => {
+  const publicModules = new Set(['client/client.js', 'client/options.js']);
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    assert.doesNotMatch(text, /\bextends Client\b/, `${relative(file)} subclasses Client`);
+    if (relative(file).startsWith('client/') || relative(file) === 'index.ts') continue;
+    assert.doesNotMatch(text, /override emit\b/, `${relative(file)} overrides emit`);
+    for (const match of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from '([^']+)';/gms)) {
+      const target = path.relative(src, path.resolve(path.dirname(file), match[1]!));
+      if (target.startsWith('client/'))
+        assert.ok(publicModules.has(target), `${relative(file)} imports ${target} at run time`);
+    }
+  }
+});
+
+test('no module keeps mutable state across instances, but the memo of a lazily loaded library', () => {
+  const lazyImports = /^let (loading|loaded|library)\b/;
+  // Compiled JSON Schemas are a memo of a pure function, by the schema's text, bounded: one
+  // compilation per schema per process, whichever client listed it.
+  const allowed = new Set(['protocol/schema-validation.ts: let compilations = 0;']);
+  for (const file of files) {
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (!line.startsWith('let ') || lazyImports.test(line)) continue;
+      if (allowed.has(`${relative(file)}: ${line.trim()}`)) continue;
+      assert.fail(`${relative(file)}: module-level ${line.trim()}`);
+    }
+  }
+});
+
+test('every file in src and bench is under 400 lines', () => {
+  const bench = path.resolve(src, '../bench');
+  for (const file of [...files, ...sources(bench)]) {
+    const lines = readFileSync(file, 'utf8').split('\n').length - 1;
+    assert.ok(lines <= 400, `${path.relative(path.resolve(src, '..'), file)} has ${lines} lines`);
+  }
+});

@@ -10,15 +10,9 @@ import type {
   RequestId,
 } from '../jsonrpc/messages.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
-import { callUser, SafeEmitter } from '../user-code.js';
+import { SafeEmitter } from '../user-code.js';
 import { PausableClock, type PausableTimer } from './pausable-clock.js';
-
-/** A `notifications/progress` payload. */
-export interface Progress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
+import { type Progress, ProgressRelay } from './progress.js';
 
 /** Per-request options, in both eras. Durations in milliseconds. */
 export interface RequestOptions {
@@ -60,19 +54,9 @@ interface Pending {
   totalTimer: PausableTimer | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
-  onProgress: ((progress: Progress) => void) | undefined;
+  progress: ProgressRelay | undefined;
   resetTimeoutOnProgress: boolean;
-  /** Progress callbacks since the last coalesced delivery. */
-  progressCalls: number;
-  /** The latest progress not yet delivered (past the per-turn cap), delivered on the next turn. */
-  heldProgress: Progress | undefined;
 }
-
-/**
- * Progress callbacks one request gets in a burst; past it, notifications of the same event-loop
- * turn are coalesced into the latest, delivered on the next turn (and before the result).
- */
-export const MAX_PROGRESS_CALLS_PER_TURN = 16;
 
 /**
  * A request whose timeout restarts on progress is still capped, by default at this many times its
@@ -183,10 +167,8 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         totalTimer: undefined,
         signal,
         onAbort: undefined,
-        onProgress: options.onProgress,
+        progress: options.onProgress && new ProgressRelay(options.onProgress),
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-        progressCalls: 0,
-        heldProgress: undefined,
       };
     });
     this.#pending.set(id, pending);
@@ -294,7 +276,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     pending.timer?.clear();
     pending.totalTimer?.clear();
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
-    if (pending.heldProgress) this.#deliverHeldProgress(pending);
+    pending.progress?.flush();
     if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
       logCancellation(this.#name ?? 'client', 'sent', pending.id, `${pending.method}: ${cancelReason}`);
       try {
@@ -350,7 +332,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #onProgress(notification: JsonRpcNotification): void {
     const params = notification.params as unknown as ({ progressToken?: RequestId } & Progress) | undefined;
     const pending = params?.progressToken === undefined ? undefined : this.#pending.get(params.progressToken);
-    if (!pending?.onProgress) {
+    if (!pending?.progress) {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
@@ -363,26 +345,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       progressToken: RequestId;
       _meta?: unknown;
     };
-    if (pending.progressCalls < MAX_PROGRESS_CALLS_PER_TURN) {
-      pending.progressCalls++;
-      const onProgress = pending.onProgress;
-      callUser(() => onProgress(progress));
-      return;
-    }
-    if (pending.heldProgress === undefined) {
-      setImmediate(() => {
-        if (this.#pending.get(pending.id) === pending) this.#deliverHeldProgress(pending);
-      });
-    }
-    pending.heldProgress = progress;
-  }
-
-  #deliverHeldProgress(pending: Pending): void {
-    const progress = pending.heldProgress;
-    pending.heldProgress = undefined;
-    pending.progressCalls = 0;
-    const onProgress = pending.onProgress;
-    if (progress && onProgress) callUser(() => onProgress(progress));
+    pending.progress.push(progress, () => this.#pending.get(pending.id) === pending);
   }
 
   #onClose(transportReason: CloseReason): void {

@@ -100,15 +100,6 @@ export class Subscriptions {
     this.#warn = warn;
   }
 
-  get uris(): ReadonlySet<string> {
-    return this.#uris ?? NONE;
-  }
-
-  /** The filter of the open modern stream, if any. */
-  get activeFilter(): SubscriptionFilter | undefined {
-    return this.#current?.filter;
-  }
-
   /** A new session (first connect or restart): restore what was wanted on it. */
   attach(session: Session): void {
     this.#session = session;
