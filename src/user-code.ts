@@ -39,39 +39,14 @@ export class SafeEmitter<T extends Record<keyof T, any[]> = Record<string, any[]
 
 type Listener = (...args: unknown[]) => unknown;
 
-function safeEmit(this: EventEmitter, event: string | symbol, first?: unknown, second?: unknown): boolean {
-  // EventEmitter keeps a lone listener as the function itself: called without copying a list, and
-  // with up to two arguments without an array for them (this runs for every message). Several are
-  // copied first, as EventEmitter does, so that a listener added or removed meanwhile does not
-  // change this emit.
-  // biome-ignore lint/complexity/noArguments: how many were passed, without an array per emit
-  const count = arguments.length - 1;
-  const stored = (this as { _events?: Record<string | symbol, Listener | Listener[] | undefined> })._events;
-  const one = stored?.[event];
-  if (typeof one === 'function' && count <= 2) {
-    try {
-      const returned =
-        count === 0 ? one.call(this) : count === 1 ? one.call(this, first) : one.call(this, first, second);
-      if (isThenable(returned)) returned.then(undefined, rethrowLater);
-    } catch (error) {
-      rethrowLater(error);
-    }
-    return true;
-  }
-  if (one === undefined) return false; // no listener: no list to copy
-  // biome-ignore lint/complexity/noArguments: the rare case, copied only here
-  const args: unknown[] = Array.prototype.slice.call(arguments, 1);
-  if (typeof one === 'function') {
-    callListener(this, one, args);
-    return true;
-  }
+function safeEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
+  // A copy: a listener added or removed meanwhile does not change this emit.
   const listeners = this.rawListeners(event) as Listener[];
-  if (listeners.length === 0) return false;
   for (const listener of listeners) callListener(this, listener, args);
-  return true;
+  return listeners.length > 0;
 }
 
-/** callUser's rule, inlined. */
+/** callUser's rule, for a listener. */
 function callListener(emitter: EventEmitter, listener: Listener, args: unknown[]): void {
   try {
     const returned = Reflect.apply(listener, emitter, args);
