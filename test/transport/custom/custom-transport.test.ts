@@ -148,7 +148,14 @@ test('a factory that returns the same transport again: the restart fails for goo
   await serverEnd.close();
   await closed;
   assert.equal(client.state, 'closed');
-  await assert.rejects(client.listTools(), /closed/);
+  await assert.rejects(client.listTools(), (error: Error) => {
+    assert.match(error.message, /closed/);
+    assert.match(
+      String((error.cause as Error)?.message),
+      /returned a transport it returned before.*return a new one/,
+    );
+    return true;
+  });
 });
 
 test('a custom spec is checked at construction: create must be a function, no other keys', () => {
