@@ -26,9 +26,19 @@ interface Entry {
 export class PausableClock {
   #pauses = 0;
   readonly #entries = new Set<Entry>();
+  /** Time stood still in ended pauses, and when the current one began (performance.now()). */
+  #stoodStill = 0;
+  #pausedSince = 0;
 
   get paused(): boolean {
     return this.#pauses > 0;
+  }
+
+  /** Milliseconds the clock has run: performance.now() less the time it stood still. */
+  now(): number {
+    const still =
+      this.#pauses > 0 ? this.#stoodStill + (performance.now() - this.#pausedSince) : this.#stoodStill;
+    return performance.now() - still;
   }
 
   setTimeout(fire: () => void, ms: number): PausableTimer {
@@ -51,6 +61,7 @@ export class PausableClock {
   pause(): void {
     if (this.#pauses++ > 0) return;
     const now = performance.now();
+    this.#pausedSince = now;
     for (const entry of this.#entries) {
       clearTimeout(entry.handle);
       entry.handle = undefined;
@@ -60,6 +71,7 @@ export class PausableClock {
 
   resume(): void {
     if (this.#pauses === 0 || --this.#pauses > 0) return;
+    this.#stoodStill += performance.now() - this.#pausedSince;
     for (const entry of this.#entries) this.#run(entry);
   }
 

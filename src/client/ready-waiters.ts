@@ -1,5 +1,6 @@
 import { AbortError, RequestTimeoutError } from '../errors.js';
 import type { Session } from './eras/session.js';
+import type { PausableClock } from './pausable-clock.js';
 import { waitFor } from './wait.js';
 
 interface Waiter {
@@ -21,6 +22,11 @@ export interface ReadyWait {
 /** Requests waiting for a (re)connection: each gets the next ready session, within its own timeout and signal. */
 export class ReadyWaiters {
   readonly #waiters = new Set<Waiter>();
+  readonly #clock: PausableClock;
+
+  constructor(clock: PausableClock) {
+    this.#clock = clock;
+  }
 
   /** The next ready session; a RequestTimeoutError past the timeout, an AbortError on abort. */
   wait(request: ReadyWait): Promise<Session> {
@@ -32,6 +38,7 @@ export class ReadyWaiters {
     this.#waiters.add(waiter);
     return waitFor(ready, {
       timeout,
+      clock: this.#clock,
       signal: request.signal,
       onTimeout: () => {
         this.#waiters.delete(waiter);

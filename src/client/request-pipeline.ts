@@ -59,10 +59,12 @@ export class RequestPipeline {
   async #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<unknown> {
     let session = this.#supervisor.session;
     if (session === undefined) {
+      // The time a person takes to consent (OAuth) is not counted, as for the request itself.
+      const { clock } = this.#supervisor;
       const timeout = options.timeout ?? this.#defaultTimeout;
-      const started = Date.now();
+      const started = clock.now();
       session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
-      options = { ...options, timeout: Math.max(1, timeout - (Date.now() - started)) };
+      options = { ...options, timeout: Math.max(1, timeout - (clock.now() - started)) };
     }
     const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent);
     return sendResending(this.#supervisor, session, method, options, this.#defaultTimeout, send);

@@ -115,11 +115,17 @@ export class Supervisor {
   #attempts = 0;
   /** A strict legacy server that exited at the probe is restarted straight into initialize once. */
   #restartedAfterProbeExit = false;
-  readonly #waiters = new ReadyWaiters();
   /** Aborted by close() or giving up: ends the attempt under way and the backoff wait. */
   readonly #stop = new AbortController();
   /** The timeouts of this client's attempts and requests, standing still while a person is asked. */
   readonly #clock = new PausableClock();
+  /** Requests waiting for a session: their timeouts stand still during a consent too. */
+  readonly #waiters = new ReadyWaiters(this.#clock);
+  /** The clock of this client's timeouts (`now()` is its running time). */
+  get clock(): PausableClock {
+    return this.#clock;
+  }
+
   readonly #runtime: TransportRuntime = {
     personWaiting: (waiting) => (waiting ? this.#clock.pause() : this.#clock.resume()),
   };

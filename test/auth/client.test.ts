@@ -163,6 +163,21 @@ test('connectTimeout does not count the wait for consent, and still bounds the r
   assert.ok(Date.now() - started < 5000);
 });
 
+test('a request waiting for the session does not count the wait for consent either', async () => {
+  const { mcp } = await serve({}, 'v1');
+  const slowUser = oauthClient(mcp.server.url, {
+    onAuthorizationUrl: async (url) => {
+      await sleep(1500);
+      return headlessConsent(url);
+    },
+  });
+  const connecting = slowUser.connect();
+  // Sent while the user is still being asked: its 1000 ms run only once consent is given.
+  const call = slowUser.callTool({ name: 'echo', arguments: { text: 'waited' } }, { timeout: 1000 });
+  await connecting;
+  assert.equal(textOf(await call), 'waited');
+});
+
 test('client_credentials through the Client: no user, the token on every request', async () => {
   const auth = await startAuthServer({
     authMethods: ['client_secret_basic'],

@@ -123,3 +123,16 @@ test('a length past what a Node timer holds waits, rather than firing at once', 
   assert.equal(firedAt.size, 0);
   timer.clear();
 });
+
+test('now() is the running time: it does not advance while paused', async () => {
+  const clock = new PausableClock();
+  const start = clock.now();
+  clock.pause();
+  await sleep(150);
+  const during = clock.now() - start;
+  clock.resume();
+  await sleep(50);
+  const after = clock.now() - start;
+  assert.ok(during < 20, `advanced ${during} ms while paused`);
+  assert.ok(after >= 45 - TIMER_SLACK && after < 140, `ran ${after} ms, 50 of them unpaused`);
+});
