@@ -17,9 +17,8 @@ import {
 type Library = typeof import('../../src/index.js');
 
 // conduit-mcp runs from the built dist/, as its users run it (rebuilt first when a file under src/
-// is newer). Through tsx, esbuild's keepNames wraps every named closure in __name(), which gives
-// each one an own `name` property: 2.7 KiB more per Client in a heap snapshot, and CPU per call
-// that no user pays. BENCH_CONDUIT_SRC=1: src/ through tsx instead.
+// is newer): tsx's keepNames wrappers cost memory and CPU no user pays. BENCH_CONDUIT_SRC=1: src/
+// through tsx instead.
 export const loadConduit = once((): Promise<Library> => {
   if (process.env.BENCH_CONDUIT_SRC === '1') return import('../../src/index.js');
   buildIfStale();
@@ -53,11 +52,7 @@ const loadBaseline = once((): Promise<Library> => {
 
 type ConduitClient = InstanceType<Library['Client']>;
 
-/**
- * A connected conduit-mcp Client as a BenchConnection (`pid`: the server's process). A class, as
- * raw's connection is: an object literal of closures here would pay tsx's per-closure __name() in
- * every timed connect (about 5 µs of an 800 µs HTTP connect, measured), which no user pays.
- */
+/** A connected conduit-mcp Client as a BenchConnection (`pid`: the server's process). */
 class ConduitConnection implements BenchConnection {
   closedBecause: string | undefined;
   readonly #client: ConduitClient;
