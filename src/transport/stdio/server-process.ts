@@ -52,7 +52,7 @@ export class ServerProcess {
       });
     });
     child.on('error', (error) => debug('%s: process error: %s', label, error.message));
-    if (child.pid !== undefined) trackLiveServer(child.pid);
+    if (child.pid !== undefined) trackLiveServer(child.pid, context.platform);
   }
 
   /** How the leader process exited, once it has. */
