@@ -68,7 +68,10 @@ export class WriteQueue {
     this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
   }
 
-  /** The peer wrote to us: the next message written, if nothing waits before it, goes out at once. */
+  /**
+   * The peer wrote to us: the next message written, if nothing waits before it, goes out at once.
+   * Bench rows "5,000 sequential tools/call echo" (both eras): ours/raw 2% to 5% higher with it.
+   */
   inputArrived(): void {
     this.#direct = true;
   }
