@@ -205,10 +205,10 @@ async function soak(era: 'legacy' | 'modern'): Promise<EraOutcome> {
   // Every server process (and its group) must be gone.
   const deadline = Date.now() + 10_000;
   const spawned = pids.slice(firstPid);
-  let alive = spawned.filter((pid) => !groupIsEmpty(pid));
+  let alive = spawned.filter((pid) => !groupIsEmpty(pid, process.platform));
   while (alive.length > 0 && Date.now() < deadline) {
     await sleep(50);
-    alive = alive.filter((pid) => !groupIsEmpty(pid));
+    alive = alive.filter((pid) => !groupIsEmpty(pid, process.platform));
   }
   gc?.();
   gc?.();

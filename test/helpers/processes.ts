@@ -22,7 +22,7 @@ export function startedGroups(): number[] {
 /** Waits until the group has no running member, up to `ms`. */
 export async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
-  while (!groupIsEmpty(pgid)) {
+  while (!groupIsEmpty(pgid, process.platform)) {
     if (Date.now() >= deadline) return false;
     await sleep(20);
   }

@@ -22,8 +22,6 @@ export interface ResolveContext {
 }
 
 export const defaultProbe: Probe = (file, platform) => {
-  // Most PATH entries lack the file: no exception for those (a thrown ENOENT is about 10 µs each,
-  // paid on every entry before the right one at every start).
   try {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return 'missing';
   } catch {
@@ -120,9 +118,6 @@ export function isSpacedExecutablePath(
   return resolveExecutable(command, { platform, pathValue: undefined, pathExt, cwd }, probe).ok;
 }
 
-let lastPathValue: string | undefined;
-let lastPathAbsolute = false;
-
 /**
  * POSIX: whether exec's own search (in the child, against the child's PATH, after it changed to
  * cwd) runs the file resolveExecutable would find. A path with a separator is resolved against
@@ -133,12 +128,7 @@ let lastPathAbsolute = false;
 export function execFindsWhatWeWould(command: string, pathValue: string | undefined): boolean {
   if (command.includes('/')) return true;
   if (!pathValue) return false;
-  // Most starts in a process share one PATH: it is checked once.
-  if (pathValue !== lastPathValue) {
-    lastPathValue = pathValue;
-    lastPathAbsolute = pathValue.split(':').every((entry) => entry.startsWith('/'));
-  }
-  return lastPathAbsolute;
+  return pathValue.split(':').every((entry) => entry.startsWith('/'));
 }
 
 /** cmd.exe interprets these; a line break would also cut the command line short. */

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { windowsProcessKill, windowsTreeKill } from './shutdown.js';
 
-/** Process groups (POSIX) or root pids (Windows) of servers that may still run. */
-const live = new Set<number>();
+/** Process groups (POSIX) or root pids (Windows) of servers that may still run, and their platform. */
+const live = new Map<number, NodeJS.Platform>();
 let installed = false;
 
 /**
@@ -12,9 +12,9 @@ let installed = false;
  * tree kill fails). A SIGKILL of this process cannot be caught at all.
  */
 function killAllOnExit(): void {
-  for (const id of live) {
+  for (const [id, platform] of live) {
     try {
-      if (process.platform === 'win32') {
+      if (platform === 'win32') {
         for (const { file, args } of [windowsTreeKill(id), windowsProcessKill(id)]) {
           if (spawnSync(file, args, { stdio: 'ignore', windowsHide: true }).status === 0) break;
         }
@@ -28,8 +28,8 @@ function killAllOnExit(): void {
   live.clear();
 }
 
-export function trackLiveServer(id: number): void {
-  live.add(id);
+export function trackLiveServer(id: number, platform: NodeJS.Platform): void {
+  live.set(id, platform);
   if (!installed) {
     installed = true;
     process.on('exit', killAllOnExit);

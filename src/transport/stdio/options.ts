@@ -108,12 +108,14 @@ const ALIASES: Record<string, string> = { cd: 'cwd', arguments: 'args', argv: 'a
 
 /**
  * Validates StdioOptions in one pass, at construction, into a resolved object with every default
- * filled. Each problem throws ConfigError naming the key (`prefix.key`) and the fix.
+ * filled. Each problem throws ConfigError naming the key (`prefix.key`) and the fix. `platform`
+ * and `pathExt` (this process's PATHEXT) are what a command with spaces is checked against.
  */
 export function resolveStdioOptions(
   raw: unknown,
-  prefix = '',
-  platform: NodeJS.Platform = process.platform,
+  prefix: string,
+  platform: NodeJS.Platform,
+  pathExt: string | undefined,
 ): ResolvedStdioOptions {
   const input = ownProperties(raw, prefix);
   rejectUnknownKeys(input, STDIO_KEYS, prefix, ALIASES);
@@ -127,7 +129,7 @@ export function resolveStdioOptions(
   const given = (name: (typeof STDIO_KEYS)[number], fallback: unknown): unknown =>
     input[name] === undefined ? fallback : input[name];
   return {
-    command: normalizeCommand(input.command, at(prefix, 'command')),
+    command: normalizeCommand(input.command, at(prefix, 'command'), platform, pathExt),
     args: normalizeArgs(given('args', []), at(prefix, 'args')),
     env: normalizeEnv(given('env', {}), at(prefix, 'env')),
     cwd: input.cwd === undefined ? undefined : normalizeCwd(input.cwd, at(prefix, 'cwd'), platform),
@@ -156,7 +158,12 @@ export function resolveStdioOptions(
   };
 }
 
-export function normalizeCommand(value: unknown, key: string): string {
+export function normalizeCommand(
+  value: unknown,
+  key: string,
+  platform: NodeJS.Platform,
+  pathExt: string | undefined,
+): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new ConfigError(
       key,
@@ -164,7 +171,7 @@ export function normalizeCommand(value: unknown, key: string): string {
     );
   }
   // C:\Program Files\nodejs\node.exe is one path to an executable, spaces and all.
-  if (/\s/.test(value) && !isSpacedExecutablePath(value, process.platform, process.env.PATHEXT)) {
+  if (/\s/.test(value) && !isSpacedExecutablePath(value, platform, pathExt)) {
     if (statSync(value, { throwIfNoEntry: false })?.isFile()) {
       // A real file whose path has a space: splitting it would only give a wrong command.
       throw new ConfigError(

@@ -35,7 +35,7 @@ export function liveGroupMembers(pgid: number): number[] {
  * (which may wait seconds, or forever without a reaping init, to be collected), so on Linux a
  * group that still answers is checked member by member.
  */
-export function groupIsEmpty(pgid: number, platform: NodeJS.Platform = process.platform): boolean {
+export function groupIsEmpty(pgid: number, platform: NodeJS.Platform): boolean {
   try {
     process.kill(-pgid, 0);
   } catch (error) {

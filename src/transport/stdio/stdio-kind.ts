@@ -1,5 +1,5 @@
 import type { DiscoveryRules, TransportKind } from '../transport.js';
-import { resolveStdioOptions } from './options.js';
+import { resolveStdioOptions, type StdioOptions } from './options.js';
 import { StdioTransport } from './stdio-transport.js';
 
 /** How long the era probe waits on stdio before trying `initialize`, ms. */
@@ -21,11 +21,12 @@ export const STDIO_DISCOVERY: DiscoveryRules = {
 export const stdioKind: TransportKind = {
   type: 'stdio',
   resolve(raw, { name, keyPrefix }) {
-    const options = resolveStdioOptions(raw, keyPrefix);
+    // Checked now, so that the Client's construction throws; each start checks the same spec again.
+    resolveStdioOptions(raw, keyPrefix, process.platform, process.env.PATHEXT);
     return {
       kind: 'stdio',
       discovery: STDIO_DISCOVERY,
-      createTransport: () => StdioTransport.fromResolved(options, { name, keyPrefix }),
+      createTransport: () => new StdioTransport(raw as unknown as StdioOptions, { name, keyPrefix }),
     };
   },
 };

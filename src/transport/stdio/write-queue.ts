@@ -6,16 +6,14 @@ import type { Writable } from 'node:stream';
  * Messages to bytes without ever waiting: `write` hands the text over and returns. Everything
  * written in one event-loop turn goes out in one `stream.write` on the next tick, except the first
  * message after input arrived (`inputArrived()`), which goes out at once when nothing waits before
- * it: a caller that sends its next request as each answer comes (sequential calls) pays no tick
- * per request, and a burst of requests in answer to a chunk of responses still leaves in two
- * writes. Bytes not yet taken by the OS are counted (ours plus the stream's buffer); above
- * `maxBytes` the write is refused so the owner can close: a server that stops reading costs at
- * most that much memory.
+ * it, so a caller that sends its next request as each answer comes is not held for a tick. Bytes not
+ * yet taken by the OS are counted (ours plus the stream's buffer); above `maxBytes` the write is
+ * refused so the owner can close: a server that stops reading costs at most that much memory.
  */
 export class WriteQueue {
   readonly #stream: Writable;
   readonly #maxBytes: number;
-  /** The messages of this turn, joined (a rope: each write is one concatenation, flattened once). */
+  /** The messages of this turn, joined. */
   #batch = '';
   #batchBytes = 0;
   #closed = false;
@@ -40,12 +38,10 @@ export class WriteQueue {
     return this.#batchBytes + this.#stream.writableLength;
   }
 
-  /**
-   * Queues one serialised message, `bytes` its length in UTF-8 (when the caller has it already).
-   * Returns false, writing nothing, if it would pass the byte cap.
-   */
-  write(text: string, bytes = Buffer.byteLength(text)): boolean {
+  /** Queues one serialised message. Returns false, writing nothing, if it would pass the byte cap. */
+  write(text: string): boolean {
     if (this.#closed) return false;
+    const bytes = Buffer.byteLength(text);
     if (this.pendingBytes + bytes > this.#maxBytes) return false;
     if (this.#direct && this.#batchBytes === 0 && this.#stream.writableLength === 0) {
       this.#direct = false;
@@ -66,14 +62,16 @@ export class WriteQueue {
   /**
    * Gives `text` (`bytes` long in UTF-8) to the stream. A pipe counts a string in its
    * writableLength by UTF-16 code units, which would let three times the cap of CJK text through:
-   * anything but ASCII (one byte per code unit, so as many bytes as units) goes as bytes. ASCII
-   * goes as it is, without a copy into a Buffer.
+   * anything but ASCII (as many bytes as code units) goes as bytes.
    */
   #hand(text: string, bytes: number): void {
     this.#stream.write(bytes === text.length ? text : Buffer.from(text, 'utf8'));
   }
 
-  /** The peer wrote to us: the next message written, if nothing waits before it, goes out at once. */
+  /**
+   * The peer wrote to us: the next message written, if nothing waits before it, goes out at once.
+   * Bench rows "5,000 sequential tools/call echo" (both eras): ours/raw 2% to 5% higher with it.
+   */
   inputArrived(): void {
     this.#direct = true;
   }

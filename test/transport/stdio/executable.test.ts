@@ -247,7 +247,7 @@ test('posix: exec is left to search PATH only when it finds what resolveExecutab
     assert.equal(execFindsWhatWeWould('tool', pathValue), false, pathValue);
   }
   assert.equal(execFindsWhatWeWould('tool', '/usr/local/bin:/usr/bin:/bin'), true);
-  // The answer for one PATH is kept, and a different PATH is checked afresh.
+  // Each PATH is judged on its own, whatever was asked before.
   assert.equal(execFindsWhatWeWould('other', '/usr/local/bin:/usr/bin:/bin'), true);
   assert.equal(execFindsWhatWeWould('tool', '/usr/bin::/bin'), false);
   assert.equal(execFindsWhatWeWould('tool', '/usr/local/bin:/usr/bin:/bin'), true);

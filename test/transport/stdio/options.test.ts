@@ -12,6 +12,10 @@ import { temporaryDirectory } from '../../helpers/fixtures.js';
 
 // Nothing here spawns: every option is checked when the transport is constructed.
 
+/** The options resolved as this process would (its platform and PATHEXT), or as on `platform`. */
+const resolveOptions = (raw: unknown, prefix = '', platform: NodeJS.Platform = process.platform) =>
+  resolveStdioOptions(raw, prefix, platform, process.env.PATHEXT);
+
 const directory = temporaryDirectory();
 const aFile = path.join(directory, 'a-file.txt');
 writeFileSync(aFile, 'not a directory\n');
@@ -397,7 +401,7 @@ function assertConfigError(fn: () => unknown, key: string, message: string): Con
 test('every invalid option throws ConfigError naming the option and the fix', async (t) => {
   for (const { name, options, key, message } of cases) {
     await t.test(name, () => {
-      assertConfigError(() => resolveStdioOptions(options), key, message);
+      assertConfigError(() => resolveOptions(options), key, message);
     });
   }
 });
@@ -414,7 +418,7 @@ test("with a key prefix (as a Client passes it) every key and message starts wit
   for (const { name, options, key } of cases) {
     await t.test(name, () => {
       for (const construct of [
-        () => resolveStdioOptions(options, 'transport'),
+        () => resolveOptions(options, 'transport'),
         () => new StdioTransport(options as never, { keyPrefix: 'transport' }),
       ]) {
         let thrown: unknown;
@@ -436,28 +440,28 @@ test("with a key prefix (as a Client passes it) every key and message starts wit
 
 test('prefixed messages name the prefixed key everywhere, suggestions included', () => {
   assertConfigError(
-    () => resolveStdioOptions({ command: 'node', cd: '/tmp' }, 'transport'),
+    () => resolveOptions({ command: 'node', cd: '/tmp' }, 'transport'),
     'transport.cd',
     'transport.cd is not an option; did you mean transport.cwd?',
   );
   assertConfigError(
-    () => resolveStdioOptions({ command: 'node', cwd: 'relative' }, 'transport'),
+    () => resolveOptions({ command: 'node', cwd: 'relative' }, 'transport'),
     'transport.cwd',
     'transport.cwd must be an absolute path to an existing directory, got "relative"',
   );
   assertConfigError(
-    () => resolveStdioOptions({ command: 'npx -y server' }, 'transport'),
+    () => resolveOptions({ command: 'npx -y server' }, 'transport'),
     'transport.command',
     'transport.command must be the executable alone, without spaces, got "npx -y server": put arguments ' +
       'in args (e.g. command: "npx", args: ["-y","server"]); no shell splits it',
   );
   assertConfigError(
-    () => resolveStdioOptions({ command: 'node', env: { TOKEN: 1 } }, 'servers.files.transport'),
+    () => resolveOptions({ command: 'node', env: { TOKEN: 1 } }, 'servers.files.transport'),
     'servers.files.transport.env',
     'servers.files.transport.env.TOKEN must be a string or a Secret, got number 1',
   );
   assertConfigError(
-    () => resolveStdioOptions('node', 'transport'),
+    () => resolveOptions('node', 'transport'),
     'transport',
     'transport must be an object, got "node"',
   );
@@ -506,7 +510,7 @@ test('a Secret never appears in a ConfigError, even next to an invalid name', ()
   ]) {
     let thrown: unknown;
     assert.throws(
-      () => resolveStdioOptions(options),
+      () => resolveOptions(options),
       (error) => {
         thrown = error;
         return error instanceof ConfigError;
@@ -533,7 +537,7 @@ const DEFAULTS = {
 };
 
 test('every default is filled', () => {
-  assert.deepEqual(resolveStdioOptions({ command: 'node' }), DEFAULTS);
+  assert.deepEqual(resolveOptions({ command: 'node' }), DEFAULTS);
   assert.deepEqual(new StdioTransport({ command: 'node' }).options, DEFAULTS);
   assert.deepEqual(STDIO_DEFAULTS, {
     maxMessageBytes: 8 * 1024 * 1024,
@@ -547,12 +551,12 @@ test('every default is filled', () => {
 
 test('an option given as undefined takes its default', () => {
   const options = Object.fromEntries(Object.keys(DEFAULTS).map((key) => [key, undefined]));
-  assert.deepEqual(resolveStdioOptions({ ...options, command: 'node', type: undefined }), DEFAULTS);
+  assert.deepEqual(resolveOptions({ ...options, command: 'node', type: undefined }), DEFAULTS);
 });
 
 test('valid values are kept: env in order as pairs, Secrets as they are, zero where allowed', () => {
   const secret = new Secret(() => 'token');
-  const resolved = resolveStdioOptions({
+  const resolved = resolveOptions({
     type: 'stdio',
     command: '/usr/bin/env',
     args: ['', '; echo', '$HOME', '*', ' spaced '],
@@ -590,7 +594,7 @@ test('valid values are kept: env in order as pairs, Secrets as they are, zero wh
 });
 
 test('env pairs keep duplicates in order (the later wins when spawning)', () => {
-  const resolved = resolveStdioOptions({
+  const resolved = resolveOptions({
     command: 'node',
     env: [
       ['A', '1'],
@@ -605,13 +609,13 @@ test('env pairs keep duplicates in order (the later wins when spawning)', () => 
 
 test('env may be a null-prototype object', () => {
   const env = Object.assign(Object.create(null) as Record<string, string>, { A: '1' });
-  assert.deepEqual(resolveStdioOptions({ command: 'node', env }).env, [['A', '1']]);
+  assert.deepEqual(resolveOptions({ command: 'node', env }).env, [['A', '1']]);
 });
 
 test('stderr forms resolve to their kinds', () => {
-  assert.deepEqual(resolveStdioOptions({ command: 'node', stderr: 'inherit' }).stderr, { kind: 'inherit' });
-  assert.deepEqual(resolveStdioOptions({ command: 'node', stderr: 'discard' }).stderr, { kind: 'discard' });
-  assert.deepEqual(resolveStdioOptions({ command: 'node', stderr: { file: '/var/log/s.log' } }).stderr, {
+  assert.deepEqual(resolveOptions({ command: 'node', stderr: 'inherit' }).stderr, { kind: 'inherit' });
+  assert.deepEqual(resolveOptions({ command: 'node', stderr: 'discard' }).stderr, { kind: 'discard' });
+  assert.deepEqual(resolveOptions({ command: 'node', stderr: { file: '/var/log/s.log' } }).stderr, {
     kind: 'file',
     path: '/var/log/s.log',
   });
@@ -619,11 +623,11 @@ test('stderr forms resolve to their kinds', () => {
 
 test('absolute means absolute for the platform given', () => {
   assert.deepEqual(
-    resolveStdioOptions({ command: 'node', stderr: { file: 'C:\\logs\\server.log' } }, '', 'win32').stderr,
+    resolveOptions({ command: 'node', stderr: { file: 'C:\\logs\\server.log' } }, '', 'win32').stderr,
     { kind: 'file', path: 'C:\\logs\\server.log' },
   );
   assertConfigError(
-    () => resolveStdioOptions({ command: 'node', stderr: { file: 'logs\\server.log' } }, '', 'win32'),
+    () => resolveOptions({ command: 'node', stderr: { file: 'logs\\server.log' } }, '', 'win32'),
     'stderr',
     'stderr.file must be an absolute path, got "logs\\\\server.log"',
   );
@@ -632,7 +636,7 @@ test('absolute means absolute for the platform given', () => {
 test('the resolved options do not change when the caller mutates what it passed', () => {
   const args = ['a'];
   const env: [string, string][] = [['A', '1']];
-  const resolved = resolveStdioOptions({ command: 'node', args, env });
+  const resolved = resolveOptions({ command: 'node', args, env });
   args.push('b');
   env.push(['B', '2']);
   (env[0] as [string, string])[1] = 'changed';

@@ -1,0 +1,114 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { channels, debug } from '../../diagnostics.js';
+import { trackLiveServer, untrackLiveServer } from './exit-hook.js';
+import { groupIsEmpty, signalGroup } from './process-group.js';
+import { runShutdown, shutdownPlan } from './shutdown.js';
+
+/** How the server process ended. Both null when it never started. */
+export interface ExitStatus {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ServerProcessContext {
+  /** A label for telemetry and logs (a Client passes its name). */
+  readonly name: string | undefined;
+  readonly platform: NodeJS.Platform;
+  /** Time to exit after stdin is closed, before SIGTERM, ms. */
+  readonly stdinGrace: number;
+  /** Time to exit after SIGTERM, before SIGKILL, ms. */
+  readonly termGrace: number;
+}
+
+/**
+ * Watches one running server process: its exit, and on `stop()` the escalation (stdin EOF ->
+ * SIGTERM -> SIGKILL, or taskkill on Windows) until it and its whole process group are gone. Until
+ * then this process's exit hook kills the group, so no server outlives us.
+ */
+export class ServerProcess {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #context: ServerProcessContext;
+  #status: ExitStatus | undefined;
+  /** Resolves once the leader process has exited (its group may live on). */
+  readonly #leaderExited: Promise<void>;
+
+  /** `onExit` is called when the leader process exits. */
+  constructor(
+    child: ChildProcessWithoutNullStreams,
+    context: ServerProcessContext,
+    onExit: (status: ExitStatus) => void,
+  ) {
+    this.#child = child;
+    this.#context = context;
+    const label = context.name ?? 'stdio';
+    this.#leaderExited = new Promise((resolve) => {
+      child.on('exit', (code, signal) => {
+        this.#status = { code, signal };
+        resolve();
+        if (channels.exit.hasSubscribers)
+          channels.exit.publish({ server: context.name, pid: child.pid, code, signal });
+        debug('%s: pid %d exited (code %s, signal %s)', label, child.pid, code, signal);
+        onExit(this.#status);
+      });
+    });
+    child.on('error', (error) => debug('%s: process error: %s', label, error.message));
+    if (child.pid !== undefined) trackLiveServer(child.pid, context.platform);
+  }
+
+  /** How the leader process exited, once it has. */
+  get status(): ExitStatus | undefined {
+    return this.#status;
+  }
+
+  /**
+   * Stops the server on its own: `closeStdin` first, then the escalation. Resolves with its exit
+   * status once its whole group is gone, or given up on; never rejects.
+   */
+  async stop(closeStdin: () => void): Promise<ExitStatus> {
+    const child = this.#child;
+    const pid = child.pid!;
+    const { name, platform } = this.#context;
+    const label = name ?? 'stdio';
+    // Keep draining (and dropping) stdout, so a server writing its last words gets no EPIPE; once the
+    // leader is gone, let go of the pipes: a grandchild holding them must not keep this process alive.
+    child.stdout.removeAllListeners('data');
+    child.stdout.resume();
+    void this.#leaderExited.then(() => {
+      child.stdout.destroy();
+      child.stderr?.destroy();
+    });
+    const gone = await runShutdown(shutdownPlan(platform, pid, this.#context), {
+      leaderExited: this.#leaderExited,
+      closeStdin,
+      isGone: () => this.#status !== undefined && (platform === 'win32' || groupIsEmpty(pid, platform)),
+      signalGroup: (signal) => {
+        if (channels.signal.hasSubscribers) channels.signal.publish({ server: name, pid, signal });
+        debug('%s: sending %s to process group %d', label, signal, pid);
+        signalGroup(pid, signal);
+      },
+      run: (file, args) => this.#run(file, args),
+    });
+    if (!gone) debug('%s: process group %d still has live members after SIGKILL', label, pid);
+    untrackLiveServer(pid);
+    return this.#status ?? { code: null, signal: null };
+  }
+
+  /** Runs a kill command (Windows): true once it succeeded or the leader exited, false if it failed. */
+  #run(file: string, args: readonly string[]): Promise<boolean> {
+    const label = this.#context.name ?? 'stdio';
+    return new Promise<boolean>((resolve) => {
+      if (this.#status) return resolve(true);
+      debug('%s: running %s %s', label, file, args.join(' '));
+      const killer = spawn(file, args, { stdio: 'ignore', windowsHide: true, shell: false });
+      killer.on('error', (error) => {
+        debug('%s: %s failed: %s', label, file, error.message);
+        resolve(false);
+      });
+      killer.on('exit', (code) => {
+        if (code !== 0) debug('%s: %s %s exited with %s', label, file, args.join(' '), code);
+        resolve(code === 0);
+      });
+      void this.#leaderExited.then(() => resolve(true));
+    });
+  }
+}
