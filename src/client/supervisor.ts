@@ -235,16 +235,25 @@ export class Supervisor {
 
   /** One attempt; its transport and connection are the current ones from the start. */
   async #attempt(): Promise<Session> {
-    const attempt = startAttempt({
-      config: this.#config,
-      context: this.#context,
-      memory: this.#memory,
-      clock: this.#clock,
-      runtime: this.#runtime,
-      signal: this.#stop.signal,
-      onNotification: (notification) => this.#emit('notification', notification),
-      onBooted: () => this.#emit('booted'),
-    });
+    let attempt: ReturnType<typeof startAttempt>;
+    try {
+      attempt = startAttempt({
+        config: this.#config,
+        context: this.#context,
+        memory: this.#memory,
+        clock: this.#clock,
+        runtime: this.#runtime,
+        signal: this.#stop.signal,
+        onNotification: (notification) => this.#emit('notification', notification),
+        onBooted: () => this.#emit('booted'),
+      });
+    } catch (error) {
+      // No transport was made (the kind's createTransport threw): nothing of the last one stands.
+      this.#transport = undefined;
+      this.#connection = undefined;
+      if (!this.#isClosed()) this.#lastReason = { type: 'connect_failed', error: error as Error };
+      throw error;
+    }
     this.#transport = attempt.transport;
     this.#connection = attempt.connection;
     try {

@@ -6,7 +6,7 @@ export type StdioCloseReason =
   /** The server process exited on its own. */
   | { type: 'exit_status'; status: number | null; signal: string | null; stderrTail?: string }
   /** The process could not be started (missing executable, not executable, spawn error). */
-  | { type: 'spawn_failed'; error: Error; stderrTail?: string }
+  | { type: 'spawn_failed'; error: Error }
   /** The server wrote a line longer than `maxMessageBytes`. */
   | { type: 'message_too_large'; limit: number }
   /** The server wrote more than `maxJunkLines` non-JSON-RPC lines in a row. */

@@ -146,8 +146,14 @@ test('a factory that returns the same transport again: the restart fails for goo
   await client.connect();
   const closed = once(client, 'closed');
   await serverEnd.close();
-  await closed;
+  const [reason] = await closed;
   assert.equal(client.state, 'closed');
+  // The close reason is the refused attempt's, not the lost connection before it.
+  assert.equal(reason?.type, 'connect_failed');
+  assert.match(
+    String((reason as { error?: Error }).error?.message),
+    /returned a transport it returned before/,
+  );
   await assert.rejects(client.listTools(), (error: Error) => {
     assert.match(error.message, /closed/);
     assert.match(
