@@ -30,13 +30,33 @@ const filters = process.argv
   .slice(2)
   .filter((argument) => argument !== shardArgument)
   .map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
+// The longest files start first, so that the run does not end waiting on one of them alone.
+const LONGEST = [
+  'test/cli/oauth.test.ts',
+  'test/interop/everything-features.test.ts',
+  'test/pool/pool.test.ts',
+  'test/cli/http.test.ts',
+  'test/interop/sdk-modern-features.test.ts',
+  'test/client/features.test.ts',
+  'test/interop/python-features.test.ts',
+  'test/reliability/chaos.test.ts',
+  'test/reliability/hostile.test.ts',
+  'test/reliability/http-chaos.test.ts',
+  'test/auth/shared-refresh.test.ts',
+  'test/cli/failures.test.ts',
+];
+const rank = (file) => {
+  const index = LONGEST.indexOf(path.relative(root, file).replaceAll(path.sep, '/'));
+  return index === -1 ? LONGEST.length : index;
+};
 const files = findTests(path.join(root, 'test'))
   .filter((file) => {
     const relative = path.relative(root, file).replaceAll(path.sep, '/');
     return filters.length === 0 || filters.some((filter) => relative.includes(filter));
   })
   .sort()
-  .filter((_, index) => shard === undefined || index % shard[1] === shard[0] - 1);
+  .filter((_, index) => shard === undefined || index % shard[1] === shard[0] - 1)
+  .sort((a, b) => rank(a) - rank(b));
 if (files.length === 0) {
   console.error(`no test file matches ${filters.join(' ')}`);
   process.exit(1);
@@ -50,7 +70,7 @@ const child = spawn(
     '--import',
     pathToFileURL(path.join(root, 'test/helpers/escape-guard.mjs')).href,
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
     '--test-timeout=120000',
     '--test-reporter=spec',
     ...files,
