@@ -1,6 +1,5 @@
-import { debug } from '../../diagnostics.js';
-import { AbortError, type McpError, ProtocolError, RequestTimeoutError } from '../../errors.js';
-import type { JsonObject, RequestId } from '../../jsonrpc/messages.js';
+import { AbortError, ProtocolError, RequestTimeoutError } from '../../errors.js';
+import type { JsonObject } from '../../jsonrpc/messages.js';
 import { CACHEABLE_METHODS } from '../../protocol/cacheable.js';
 import {
   type LogLevel,
@@ -14,9 +13,8 @@ import type { Implementation, ServerCapabilities } from '../../protocol/types.js
 import type { Connection, InternalRequestOptions } from '../connection.js';
 import { loggingUnsupported } from '../log-level.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
-import { isBrokenStream, isHeaderMismatch, notSentAgain, REISSUABLE, relistTools } from './resend.js';
+import { ModernSender } from './modern-sender.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
-import { mirrorsToolHeaders, screenTools } from './tool-screening.js';
 
 export interface DiscoverResult {
   resultType?: string;
@@ -90,8 +88,7 @@ export class ModernSession implements Session {
   /** Results obtained through an input_required retry: never cached. */
   #retried: WeakSet<object> | undefined;
   #metaCache: { level: LogLevel | undefined; meta: JsonObject } | undefined;
-  /** Whether tools with invalid `x-mcp-header` annotations are left out, and a HeaderMismatch heals. */
-  readonly #mirrorsToolHeaders: boolean;
+  readonly #sender: ModernSender;
 
   constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
     this.#connection = connection;
@@ -101,7 +98,7 @@ export class ModernSession implements Session {
     this.serverCapabilities = discovered.capabilities;
     this.instructions = discovered.instructions;
     this.serverInfo = discovered._meta?.[META_SERVER_INFO] as Implementation | undefined;
-    this.#mirrorsToolHeaders = mirrorsToolHeaders(connection.transport);
+    this.#sender = new ModernSender(connection, context, (params) => withMeta(params, this.#meta()));
   }
 
   get memory(): EraMemory {
@@ -131,105 +128,10 @@ export class ModernSession implements Session {
             maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
           }
         : options;
-    const result = await this.#send(method, params, first);
+    const result = await this.#sender.send(method, params, first);
     const resultType = (result as { resultType?: unknown } | null)?.resultType;
     if (resultType === undefined || resultType === 'complete') return result;
     return this.#inputRounds(method, params, options, started, result);
-  }
-
-  /**
-   * One request with the era's `_meta`; a tools/list result is screened where tool arguments go
-   * into headers. A request lost with its broken stream, or a tools/call refused with
-   * HeaderMismatch, goes again once (resend.ts says when), within what is left of its timeouts.
-   */
-  async #send(
-    method: string,
-    params: JsonObject | undefined,
-    options: InternalRequestOptions,
-    again = false,
-  ): Promise<unknown> {
-    const sentAt = Date.now();
-    const sent = this.#connection.start(method, withMeta(params, this.#meta()), options);
-    let result: unknown;
-    try {
-      result = await sent.promise;
-    } catch (error) {
-      return this.#sendAgain(error, method, params, options, { sentAt, id: sent.id, again });
-    }
-    if (this.#mirrorsToolHeaders && method === 'tools/list') screenTools(result, this.#context.name);
-    return result;
-  }
-
-  async #sendAgain(
-    error: unknown,
-    method: string,
-    params: JsonObject | undefined,
-    options: InternalRequestOptions,
-    sent: { sentAt: number; id: RequestId | undefined; again: boolean },
-  ): Promise<unknown> {
-    if (isBrokenStream(error)) {
-      if (!REISSUABLE.has(method)) throw notSentAgain(error, method, sent.id);
-      if (sent.again) throw error;
-      debug('%s: the stream of %s broke; sending it again with a new id', this.#context.name, method);
-      return this.#send(method, params, this.#rest(options, sent.sentAt), true);
-    }
-    if (!sent.again && this.#mirrorsToolHeaders && method === 'tools/call' && isHeaderMismatch(error)) {
-      await this.#relist(error, params, options, sent.sentAt);
-      // The answered request goes again as it was: same id, the headers of the current schema.
-      return this.#send(method, params, { ...this.#rest(options, sent.sentAt), id: sent.id }, true);
-    }
-    throw error;
-  }
-
-  /** The options of a request sent again: a new id, and what is left of its timeouts. */
-  #rest(options: InternalRequestOptions, sentAt: number): InternalRequestOptions {
-    const left = (limit: number | undefined) =>
-      limit === undefined ? undefined : Math.max(1, limit - (Date.now() - sentAt));
-    return {
-      ...options,
-      id: undefined,
-      timeout: left(options.timeout ?? this.#context.requestTimeout),
-      maxTotalTimeout: left(options.maxTotalTimeout),
-    };
-  }
-
-  /**
-   * After a HeaderMismatch on a tools/call: tools/list again, with the era's `_meta`, until the
-   * tool shows up. Nothing of it reaches the Client. If it fails, the server's -32020 stands; if
-   * the call's signal or timeout ends it, the call fails as it would have.
-   */
-  async #relist(
-    mismatch: McpError,
-    params: JsonObject | undefined,
-    options: InternalRequestOptions,
-    sentAt: number,
-  ): Promise<void> {
-    const name = String(params?.name);
-    const server = this.#context.name;
-    const { signal, timeout, maxTotalTimeout } = this.#rest(options, sentAt);
-    try {
-      await relistTools(name, (cursor) =>
-        this.#connection.request(
-          'tools/list',
-          withMeta(cursor === undefined ? undefined : { cursor }, this.#meta()),
-          { signal, timeout, maxTotalTimeout },
-        ),
-      );
-    } catch (error) {
-      if (error instanceof AbortError) throw new AbortError('tools/call', signal?.reason, { server });
-      if (error instanceof RequestTimeoutError) {
-        const total = options.maxTotalTimeout !== undefined && error.timeout === maxTotalTimeout;
-        const limit = total ? options.maxTotalTimeout! : (options.timeout ?? this.#context.requestTimeout);
-        throw new RequestTimeoutError('tools/call', limit, { server, total });
-      }
-      debug('%s: tools/list after a HeaderMismatch on %s failed: %s', server, name, (error as Error).message);
-      throw mismatch;
-    }
-    debug(
-      '%s: HeaderMismatch on tools/call %s: sending it again with the headers of its current schema',
-      server,
-      name,
-    );
   }
 
   /** The `_meta` of every request, made once per log level. */
@@ -263,7 +165,7 @@ export class ModernSession implements Session {
           timeout: remaining(timeout),
           maxTotalTimeout: remaining(options.maxTotalTimeout),
         };
-        result = await this.#send(method, round, retry);
+        result = await this.#sender.send(method, round, retry);
       }
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
       if (resultType === 'complete') {
