@@ -16,7 +16,6 @@ import {
   readBounded,
   readPrefix,
 } from './body.js';
-import type { ExchangeAbort } from './exchange-abort.js';
 import { modernVersionOf } from './headers.js';
 import { type LegacyHttpSession, resumeStream, type StreamIo } from './legacy-session.js';
 import type { LegacySseChannel } from './legacy-sse.js';
@@ -29,7 +28,7 @@ export interface Exchange {
   readonly id: RequestId;
   readonly method: string;
   readonly modern: boolean;
-  readonly abort: ExchangeAbort;
+  readonly abort: AbortController;
 }
 
 /** What an exchange reads of its transport, and how it hands back what it found. */
@@ -77,7 +76,7 @@ export async function postRequest(
     method: 'POST',
     headers,
     body,
-    signal: exchange.abort,
+    signal: exchange.abort.signal,
     mcpMethod: message.method,
     protocolVersion: versionFor(message, host.session()),
   };
@@ -207,7 +206,7 @@ async function answerStream(
 ): Promise<void> {
   const state: StreamState = {};
   await host.consume(response, state, exchange);
-  if (!host.isPending(exchange) || exchange.abort.aborted) return;
+  if (!host.isPending(exchange) || exchange.abort.signal.aborted) return;
   const session = host.session();
   if (!exchange.modern && session) {
     const answered = () => !host.isPending(exchange);
