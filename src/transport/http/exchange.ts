@@ -16,6 +16,7 @@ import {
   readBounded,
   readPrefix,
 } from './body.js';
+import type { ExchangeAbort } from './exchange-abort.js';
 import { modernVersionOf } from './headers.js';
 import { type LegacyHttpSession, resumeStream, type StreamIo } from './legacy-session.js';
 import type { LegacySseChannel } from './legacy-sse.js';
@@ -28,7 +29,7 @@ export interface Exchange {
   readonly id: RequestId;
   readonly method: string;
   readonly modern: boolean;
-  readonly abort: AbortController;
+  readonly abort: ExchangeAbort;
 }
 
 /** What an exchange reads of its transport, and how it hands back what it found. */
@@ -76,7 +77,7 @@ export async function postRequest(
     method: 'POST',
     headers,
     body,
-    signal: exchange.abort.signal,
+    signal: exchange.abort,
     mcpMethod: message.method,
     protocolVersion: versionFor(message, host.session()),
   };
@@ -206,7 +207,7 @@ async function answerStream(
 ): Promise<void> {
   const state: StreamState = {};
   await host.consume(response, state, exchange);
-  if (!host.isPending(exchange) || exchange.abort.signal.aborted) return;
+  if (!host.isPending(exchange) || exchange.abort.aborted) return;
   const session = host.session();
   if (!exchange.modern && session) {
     const answered = () => !host.isPending(exchange);

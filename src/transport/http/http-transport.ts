@@ -14,6 +14,7 @@ import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 import { type HttpAuthorization, loadAuthorization } from './authorization.js';
 import { discard, redact } from './body.js';
 import { type Exchange, type ExchangeHost, postQuietly, postRequest } from './exchange.js';
+import { ExchangeAbort } from './exchange-abort.js';
 import { modernHeaders, modernVersionOf, ToolHeaderBindings } from './headers.js';
 import { endSession, LegacyHttpSession, runStandaloneStream, type StreamIo } from './legacy-session.js';
 import { fallBackToLegacySse, type LegacySseChannel } from './legacy-sse.js';
@@ -162,13 +163,11 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       id: message.id,
       method: message.method,
       modern: version !== undefined,
-      abort: new AbortController(),
+      abort: new ExchangeAbort(),
     };
     this.#exchanges.set(exchange.id, exchange);
     if (this.#sse) {
-      this.#sse
-        .post(body, message.method, exchange.abort.signal)
-        .catch((error) => this.#fail(exchange, error));
+      this.#sse.post(body, message.method, exchange.abort).catch((error) => this.#fail(exchange, error));
       return;
     }
     let headers: Record<string, string>;
@@ -270,7 +269,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     }
     this.#sse = opened;
     await opened
-      .post(serialize(message), message.method, exchange.abort.signal)
+      .post(serialize(message), message.method, exchange.abort)
       .catch((error) => this.#fail(exchange, error));
   }
 

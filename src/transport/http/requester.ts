@@ -4,6 +4,7 @@ import { channels } from '../../diagnostics.js';
 import { AuthError, HttpError } from '../../errors.js';
 import type { HttpAuthorization } from './authorization.js';
 import { drain, excerpt, headerString, mediaType, readPrefix } from './body.js';
+import type { ExchangeAbort } from './exchange-abort.js';
 import type { CreateParser } from './sse.js';
 
 type Undici = typeof import('undici');
@@ -35,7 +36,7 @@ export interface SendInit {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly headers: Record<string, string>;
   readonly body?: string;
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | ExchangeAbort;
   /** The JSON-RPC method, for errors and telemetry. */
   readonly mcpMethod?: string;
   /** The protocol version in use, for a 2025-03-26 server's authorization discovery. */
@@ -232,7 +233,7 @@ export class Requester {
       method: init.method,
       headers,
       body: init.body,
-      signal: init.signal,
+      signal: init.signal as AbortSignal,
       headersTimeout: this.#headersTimeout,
       bodyTimeout: 0,
     });
