@@ -31,8 +31,6 @@ export function drain(body: Readable): void {
 /** The media type of a Content-Type value, lowercased, without parameters. */
 export function mediaType(value: string | string[] | undefined): string {
   const text = Array.isArray(value) ? value[0] : value;
-  // The two types of nearly every answer, as servers send them: no split, trim or case to undo.
-  if (text === 'application/json' || text === 'text/event-stream') return text;
   return (text ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
