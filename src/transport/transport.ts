@@ -31,6 +31,11 @@ export interface Transport extends EventEmitter<TransportEvents> {
   close(): Promise<void>;
   /** The reason it closed, once it has. */
   readonly closeReason: CloseReason | undefined;
+  /**
+   * Told the protocol version a legacy `initialize` handshake chose, once it has: for a transport
+   * whose requests carry it (HTTP's `MCP-Protocol-Version`).
+   */
+  setProtocolVersion?(version: string): void;
 }
 
 /**

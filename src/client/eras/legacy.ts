@@ -70,6 +70,7 @@ export class LegacySession implements Session {
     this.serverInfo = initialized.serverInfo;
     this.serverCapabilities = initialized.capabilities;
     this.instructions = initialized.instructions;
+    connection.transport.setProtocolVersion?.(initialized.protocolVersion);
     connection.onRequest = (request) => this.answer(request);
     connection.on('notification', this.#onNotification);
     connection.on('close', () => this.dispose()); // 'close' comes once: no once() wrapper

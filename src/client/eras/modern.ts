@@ -13,6 +13,7 @@ import type { Implementation, ServerCapabilities } from '../../protocol/types.js
 import type { Connection, InternalRequestOptions } from '../connection.js';
 import { loggingUnsupported } from '../log-level.js';
 import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
+import { ModernSender } from './modern-sender.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
 export interface DiscoverResult {
@@ -87,6 +88,7 @@ export class ModernSession implements Session {
   /** Results obtained through an input_required retry: never cached. */
   #retried: WeakSet<object> | undefined;
   #metaCache: { level: LogLevel | undefined; meta: JsonObject } | undefined;
+  readonly #sender: ModernSender;
 
   constructor(connection: Connection, context: SessionContext, version: string, discovered: DiscoverResult) {
     this.#connection = connection;
@@ -96,6 +98,7 @@ export class ModernSession implements Session {
     this.serverCapabilities = discovered.capabilities;
     this.instructions = discovered.instructions;
     this.serverInfo = discovered._meta?.[META_SERVER_INFO] as Implementation | undefined;
+    this.#sender = new ModernSender(connection, context, (params) => withMeta(params, this.#meta()));
   }
 
   get memory(): EraMemory {
@@ -125,7 +128,7 @@ export class ModernSession implements Session {
             maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
           }
         : options;
-    const result = await this.#connection.request(method, withMeta(params, this.#meta()), first);
+    const result = await this.#sender.send(method, params, first);
     const resultType = (result as { resultType?: unknown } | null)?.resultType;
     if (resultType === undefined || resultType === 'complete') return result;
     return this.#inputRounds(method, params, options, started, result);
@@ -162,7 +165,7 @@ export class ModernSession implements Session {
           timeout: remaining(timeout),
           maxTotalTimeout: remaining(options.maxTotalTimeout),
         };
-        result = await this.#connection.request(method, withMeta(round, this.#meta()), retry);
+        result = await this.#sender.send(method, round, retry);
       }
       const resultType = (result as { resultType?: unknown } | null)?.resultType ?? 'complete';
       if (resultType === 'complete') {

@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import { classify, isRequestId } from '../../jsonrpc/classify.js';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
 
 /** How much of an error body is read to quote it; the rest is discarded unread. */
 export const ERROR_BODY_BYTES = 16 * 1024;
@@ -31,8 +33,6 @@ export function drain(body: Readable): void {
 /** The media type of a Content-Type value, lowercased, without parameters. */
 export function mediaType(value: string | string[] | undefined): string {
   const text = Array.isArray(value) ? value[0] : value;
-  // The two types of nearly every answer, as servers send them: no split, trim or case to undo.
-  if (text === 'application/json' || text === 'text/event-stream') return text;
   return (text ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
@@ -150,4 +150,31 @@ export function redact(text: string, secrets: readonly string[]): string {
     if (secret.length > 0) result = result.split(secret).join('[Secret]');
   }
   return result;
+}
+
+/**
+ * The JSON-RPC messages of a JSON body: one message or (2025-03-26) a batch; with `success`
+ * false, only errors. An error without an id is the answer to `answering`. None if it is not JSON.
+ */
+export function jsonRpcMessages(
+  body: Buffer | string,
+  answering: RequestId | undefined,
+  success: boolean,
+): JsonRpcMessage[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof body === 'string' ? body : body.toString());
+  } catch {
+    return [];
+  }
+  const messages: JsonRpcMessage[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const message = item as Record<string, unknown>;
+    if (!success && !('error' in message)) continue;
+    if ('error' in message && !isRequestId(message.id) && answering !== undefined) message.id = answering;
+    const classified = classify(message);
+    if (classified.kind !== 'invalid') messages.push(classified.message);
+  }
+  return messages;
 }

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 
 /**
- * The cancellation of one request of ours. An AbortSignal costs a few µs to make and to listen to,
- * on every request, though few are ever aborted; this is an EventEmitter, which undici takes as a
- * request's `signal` (documented: "AbortSignal | EventEmitter"). A real AbortSignal is made only
- * when something asks for `signal` (a resumed legacy stream, the HTTP+SSE wire), and follows it.
+ * The cancellation of one request of ours: an EventEmitter, which undici takes as a request's
+ * `signal` (documented: "AbortSignal | EventEmitter"); a real AbortSignal is made only when
+ * something asks for `signal` (a resumed legacy stream). Kept for the bench row "5,000 calls, 256
+ * in flight, HTTP legacy": 74-81 µs of CPU a call with it, 95-96 µs with an AbortController per
+ * request (13,800 against 11,400 calls/s; modern: 92 against 106-112 µs).
  */
 export class ExchangeAbort extends EventEmitter {
   aborted = false;

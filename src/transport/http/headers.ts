@@ -1,6 +1,6 @@
-import { HEADER_MISMATCH } from '../../jsonrpc/error-codes.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/meta.js';
+import { checkToolHeaders, type HeaderBinding } from '../../protocol/tool-headers.js';
 
 /** Methods whose `Mcp-Name` header mirrors a body value (2026-07-28 §Standard Request Headers). */
 const NAME_PARAM: Readonly<Record<string, 'name' | 'uri'>> = {
@@ -8,9 +8,6 @@ const NAME_PARAM: Readonly<Record<string, 'name' | 'uri'>> = {
   'prompts/get': 'name',
   'resources/read': 'uri',
 };
-
-/** RFC 9110 `token`: what an `x-mcp-header` value may be. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** The modern protocol version a message declares in `_meta`, if any. */
 export function modernVersionOf(message: { params?: JsonObject }): string | undefined {
@@ -38,78 +35,6 @@ export function headerText(value: unknown): string | undefined {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   return undefined;
-}
-
-/** Where one `x-mcp-header` value comes from: a path of `properties` keys from the schema root. */
-export interface HeaderBinding {
-  readonly header: string;
-  readonly path: readonly string[];
-}
-
-export type ToolHeaderCheck = { ok: true; bindings: HeaderBinding[] } | { ok: false; reason: string };
-
-const ALLOWED_TYPES = new Set(['string', 'integer', 'boolean']);
-
-/**
- * Checks a tool's `inputSchema` for `x-mcp-header` annotations (2026-07-28 §x-mcp-header): each
- * must be a non-empty RFC 9110 token, unique ignoring case, on a string, integer or boolean
- * property reached only through `properties` keys. An annotation anywhere else fails the tool.
- */
-export function checkToolHeaders(inputSchema: unknown): ToolHeaderCheck {
-  const bindings: HeaderBinding[] = [];
-  const seen = new Set<string>();
-  let problem: string | undefined;
-  const reachable = new Set<object>();
-
-  const visitStatic = (schema: unknown, path: string[]): void => {
-    if (problem || typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
-    reachable.add(schema);
-    const node = schema as Record<string, unknown>;
-    if (path.length > 0 && Object.hasOwn(node, 'x-mcp-header')) {
-      const header = node['x-mcp-header'];
-      const where = `property ${path.join('.')}`;
-      if (typeof header !== 'string' || header.length === 0) {
-        problem = `x-mcp-header on ${where} must be a non-empty string`;
-        return;
-      }
-      if (!TOKEN.test(header)) {
-        problem = `x-mcp-header ${JSON.stringify(header)} on ${where} is not a valid header name (RFC 9110 token)`;
-        return;
-      }
-      if (typeof node.type !== 'string' || !ALLOWED_TYPES.has(node.type)) {
-        problem = `x-mcp-header ${JSON.stringify(header)} on ${where} needs a string, integer or boolean property, got type ${JSON.stringify(node.type)}`;
-        return;
-      }
-      const lower = header.toLowerCase();
-      if (seen.has(lower)) {
-        problem = `x-mcp-header ${JSON.stringify(header)} is used twice (names ignore case)`;
-        return;
-      }
-      seen.add(lower);
-      bindings.push({ header, path: [...path] });
-    }
-    const properties = node.properties;
-    if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
-      for (const [name, child] of Object.entries(properties)) visitStatic(child, [...path, name]);
-    }
-  };
-  visitStatic(inputSchema, []);
-  if (problem) return { ok: false, reason: problem };
-
-  // An annotation the static walk did not reach sits under items, oneOf, $ref and the like.
-  const findStray = (value: unknown, depth: number): boolean => {
-    if (depth > 64 || typeof value !== 'object' || value === null) return false;
-    if (Array.isArray(value)) return value.some((item) => findStray(item, depth + 1));
-    if (!reachable.has(value) && Object.hasOwn(value, 'x-mcp-header')) return true;
-    return Object.values(value).some((child) => findStray(child, depth + 1));
-  };
-  if (findStray(inputSchema, 0)) {
-    return {
-      ok: false,
-      reason: 'x-mcp-header sits on a property that is not reached through properties alone',
-    };
-  }
-  return { ok: true, bindings };
 }
 
 /** The `Mcp-Param-*` headers for one `tools/call`: only for values present and not null. */
@@ -147,14 +72,28 @@ export function modernHeaders(
   return headers;
 }
 
-/** True if an error body is one JSON-RPC error with code -32020 (HeaderMismatch). */
-export function isHeaderMismatch(body: Buffer | string): boolean {
-  try {
-    const value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as {
-      error?: { code?: unknown };
-    } | null;
-    return value?.error?.code === HEADER_MISMATCH;
-  } catch {
-    return false;
+/**
+ * The `x-mcp-header` bindings of each tool, read from the tools/list results that pass through
+ * (a tool with none, or with invalid ones, has no entry), for the `Mcp-Param-*` of its calls.
+ */
+export class ToolHeaderBindings {
+  readonly #bindings = new Map<string, readonly HeaderBinding[]>();
+
+  /** Reads one tools/list result. */
+  learn(result: unknown): void {
+    const tools = (result as { tools?: unknown } | null)?.tools;
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools as Array<{ name?: unknown; inputSchema?: unknown } | null>) {
+      const name = String(tool?.name);
+      const check = checkToolHeaders(tool?.inputSchema);
+      if (check.ok && check.bindings.length > 0) this.#bindings.set(name, check.bindings);
+      else this.#bindings.delete(name);
+    }
+  }
+
+  /** The `Mcp-Param-*` headers of one tools/call's params. */
+  headersFor(params: JsonObject | undefined): Record<string, string> | undefined {
+    const bindings = this.#bindings.get(String(params?.name));
+    return bindings && paramHeaders(bindings, params?.arguments);
   }
 }

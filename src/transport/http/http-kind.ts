@@ -1,7 +1,7 @@
 import { AuthError, HttpError } from '../../errors.js';
 import type { DiscoveryRules, TransportKind } from '../transport.js';
 import { HttpTransport } from './http-transport.js';
-import { hasCredentials, resolveHttpSnapshot } from './options.js';
+import { hasCredentials, httpOptionsOf, resolveHttpSnapshot } from './options.js';
 
 /** How long the era probe waits over HTTP, ms: every answer belongs to its request, so only a stalled server is slower. */
 export const HTTP_PROBE_TIMEOUT = 10_000;
@@ -26,13 +26,13 @@ export const HTTP_DISCOVERY: DiscoveryRules = {
 export const httpKind: TransportKind = {
   type: 'http',
   resolve(raw, { name, keyPrefix }) {
-    // raw is the spec's own properties, copied once by resolveTransportSpec's caller.
+    // Validated once, here: a wrong option fails the Client's construction, not its connect.
     const options = resolveHttpSnapshot(raw, keyPrefix);
+    const spec = httpOptionsOf(options);
     return {
       kind: 'http',
       discovery: HTTP_DISCOVERY,
-      createTransport: ({ personWaiting }) =>
-        HttpTransport.fromResolved(options, { name, keyPrefix, personWaiting }),
+      createTransport: ({ personWaiting }) => new HttpTransport(spec, { name, keyPrefix, personWaiting }),
       // A 401 where no credential is configured: the server needs one that only the user can give.
       isPermanentFailure: (error) =>
         error instanceof HttpError && error.status === 401 && !hasCredentials(options),

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { debug } from '../../diagnostics.js';
+import { channels, debug } from '../../diagnostics.js';
 import { HttpError } from '../../errors.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { discard, drain, mediaType } from './body.js';
@@ -175,4 +175,33 @@ export async function openLegacySse(options: LegacySseOptions): Promise<LegacySs
     body.once('end', ended);
     body.once('error', ended);
   });
+}
+
+/**
+ * The last step of era detection over HTTP: `initialize` was refused (`refused`) in a way that
+ * may mean a 2024-11-05 HTTP+SSE endpoint, so its event stream is opened. Resolves with the
+ * channel, or with the error the `initialize` fails with: a redirect or a foreign endpoint of
+ * the stream's own, else the refusal.
+ */
+export async function fallBackToLegacySse(
+  options: LegacySseOptions,
+  refused: HttpError,
+): Promise<LegacySseChannel | HttpError> {
+  const step = (detail: string) => {
+    debug('%s: %s', options.name ?? 'client', detail);
+    if (channels.era.hasSubscribers) channels.era.publish({ server: options.name, step: 'http+sse', detail });
+  };
+  step(
+    `initialize answered HTTP ${refused.details.status ?? refused.kind}: trying the 2024-11-05 HTTP+SSE transport (GET ${displayUrl(options.url)})`,
+  );
+  try {
+    const channel = await openLegacySse(options);
+    step(`the endpoint speaks the 2024-11-05 HTTP+SSE transport; messages go to ${channel.endpoint}`);
+    return channel;
+  } catch (error) {
+    step(`no HTTP+SSE endpoint either: ${(error as Error).message}`);
+    const own =
+      error instanceof HttpError && (error.kind === 'foreign_endpoint' || error.kind === 'redirect');
+    return own ? error : refused;
+  }
 }

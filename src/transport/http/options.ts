@@ -6,7 +6,7 @@ import {
 } from '../../auth/options.js';
 import { ConfigError } from '../../errors.js';
 import { isLoopbackName } from '../../loopback.js';
-import { isSecret, type Secret } from '../../secret.js';
+import { isSecret, revealOption, type Secret } from '../../secret.js';
 import {
   at,
   booleanOption,
@@ -132,23 +132,7 @@ export function resolveHttpSnapshot(input: Record<string, unknown>, prefix: stri
   };
 }
 
-/**
- * The last endpoint string resolved, with allowInsecure, and its URL: a Client made again for the
- * same endpoint (the usual case) parses and checks nothing again. The checks depend on the string
- * and allowInsecure alone, only a URL that passed them is kept, and nothing changes a resolved URL
- * (the transport and OAuth read it, or copy it), so sharing it is safe.
- */
-let lastUrl: { readonly text: string; readonly allowInsecure: boolean; readonly url: URL } | undefined;
-
 function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL {
-  if (typeof value === 'string' && lastUrl?.text === value && lastUrl.allowInsecure === allowInsecure)
-    return lastUrl.url;
-  const url = checkUrl(value, key, allowInsecure);
-  if (typeof value === 'string') lastUrl = { text: value, allowInsecure, url };
-  return url;
-}
-
-function checkUrl(value: unknown, key: string, allowInsecure: boolean): URL {
   let url: URL;
   const parsed =
     value instanceof URL ? new URL(value.href) : typeof value === 'string' ? URL.parse(value) : null;
@@ -235,4 +219,50 @@ export function hasCredentials(options: ResolvedHttpOptions): boolean {
     options.headers.length > 0 ||
     options.url.search !== ''
   );
+}
+
+/**
+ * Resolved options as HttpOptions again, for each transport of a Client to be built from: a copy
+ * the caller can no longer change, whose OAuth settings keep the one token store they all share.
+ */
+export function httpOptionsOf(resolved: ResolvedHttpOptions): HttpOptions {
+  return {
+    url: resolved.url,
+    headers: Object.fromEntries(resolved.headers),
+    auth: resolved.oauth ?? (resolved.bearer === undefined ? undefined : { bearer: resolved.bearer }),
+    maxMessageBytes: resolved.maxMessageBytes,
+    legacySse: resolved.legacySse,
+    allowInsecure: resolved.allowInsecure,
+    headersTimeout: resolved.headersTimeout,
+    bodyTimeout: resolved.bodyTimeout,
+  };
+}
+
+/**
+ * The headers every request carries, each Secret read now: the configured ones and the bearer
+ * token; `secrets` lists the plain values read, to be cut out of anything quoted.
+ */
+export async function revealHeaders(
+  options: ResolvedHttpOptions,
+  /** The option key prefix with its dot (`transport.`), or empty. */
+  keyPrefix: string,
+  server: string | undefined,
+): Promise<{ headers: Record<string, string>; secrets: string[] }> {
+  const headers: Record<string, string> = {};
+  const secrets: string[] = [];
+  for (const [name, value] of options.headers) {
+    let plain = value as string;
+    if (isSecret(value)) {
+      plain = await revealOption(value, `${keyPrefix}headers.${name}`, server);
+      secrets.push(plain);
+    }
+    headers[name.toLowerCase()] = plain;
+  }
+  const bearer = options.bearer;
+  if (bearer !== undefined) {
+    const token = isSecret(bearer) ? await revealOption(bearer, `${keyPrefix}auth.bearer`, server) : bearer;
+    secrets.push(token);
+    headers.authorization = `Bearer ${token}`;
+  }
+  return { headers, secrets };
 }

@@ -16,19 +16,13 @@ export interface HttpDeps {
 }
 
 let loading: Promise<HttpDeps> | undefined;
-let loaded: HttpDeps | undefined;
 
 export function loadHttpDeps(): Promise<HttpDeps> {
-  loading ??= Promise.all([import('undici'), import('eventsource-parser')]).then(([undici, parser]) => {
-    loaded = { undici, createParser: parser.createParser as CreateParser };
-    return loaded;
-  });
+  loading ??= Promise.all([import('undici'), import('eventsource-parser')]).then(([undici, parser]) => ({
+    undici,
+    createParser: parser.createParser as CreateParser,
+  }));
   return loading;
-}
-
-/** The HTTP libraries if a transport loaded them already (a later start need not wait a tick). */
-export function loadedHttpDeps(): HttpDeps | undefined {
-  return loaded;
 }
 
 export interface HttpResponse {
@@ -58,8 +52,7 @@ const isRedirect = (status: number) => status >= 300 && status < 400 && status !
 /**
  * The variables that can put EnvHttpProxyAgent's proxy in the way of an endpoint, by its scheme:
  * `http:` requests go through HTTP_PROXY only; `https:` ones through HTTPS_PROXY, or HTTP_PROXY
- * without it. A transport sends to its endpoint's origin only, so nothing else applies (and each
- * variable read is a call into the environment's C++ side: fewer per connect).
+ * without it. A transport sends to its endpoint's origin only, so nothing else applies.
  */
 const PROXY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
   'http:': ['HTTP_PROXY', 'http_proxy'],
@@ -67,40 +60,12 @@ const PROXY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * The socket connector every Pool of the process shares, made with undici's defaults on first use:
- * a Pool given none builds its own (options copied, a TLS session cache with a
- * FinalizationRegistry), tens of µs per connect. The shared cache holds TLS sessions by server
- * name, as one Agent's pools do.
+ * The socket connector every Pool shares, made with undici's defaults on first use: a Pool given
+ * none builds its own (its options copied, a TLS session cache with a FinalizationRegistry) on
+ * each connect. Kept for the bench row "connect over HTTP, modern (server/discover)": 2.53 million
+ * instructions a connect and close with it, 2.67 million without (bench/connect-instructions.sh).
  */
 let sharedConnector: import('undici').buildConnector.connector | undefined;
-/** What a Requester reads of its endpoint: the URL, its origin (text, and parsed for the pool) and path. */
-interface EndpointParts {
-  readonly url: URL;
-  readonly origin: string;
-  readonly originUrl: URL;
-  readonly path: string;
-  readonly protocol: string;
-}
-/**
- * The last endpoint a Requester was made for, read once: a Client's endpoint is one URL object,
- * shared by every transport it makes (and by Clients made again for the same endpoint), and nothing
- * changes a resolved URL; each of its getters is a call into the URL's C++ side.
- */
-let lastEndpoint: EndpointParts | undefined;
-
-function sharedConnectorOf(undici: Undici): import('undici').buildConnector.connector {
-  sharedConnector ??= undici.buildConnector({});
-  return sharedConnector;
-}
-
-function endpointParts(url: URL): EndpointParts {
-  if (lastEndpoint?.url !== url) {
-    const origin = url.origin;
-    const originUrl = lastEndpoint?.origin === origin ? lastEndpoint.originUrl : new URL(origin);
-    lastEndpoint = { url, origin, originUrl, path: url.pathname + url.search, protocol: url.protocol };
-  }
-  return lastEndpoint;
-}
 
 /** A URL for messages: origin and path, never the query (it may hold a key). */
 export function displayUrl(url: URL): string {
@@ -117,13 +82,10 @@ export class Requester {
   readonly #dispatcher: Dispatcher;
   readonly #origin: string;
   readonly #baseHeaders: Record<string, string>;
-  readonly #hasBaseHeaders: boolean;
   readonly #headersTimeout: number;
   readonly #server: string | undefined;
   readonly #secrets: readonly string[];
   readonly #auth: HttpAuthorization | undefined;
-  /** The last URL sent to, with the origin and path undici wants (the endpoint, nearly always). */
-  #target: { readonly url: URL; readonly origin: string; readonly path: string } | undefined;
 
   constructor(
     deps: HttpDeps,
@@ -139,19 +101,17 @@ export class Requester {
     },
   ) {
     this.#undici = deps.undici;
-    const endpoint = endpointParts(options.endpoint);
+    const endpoint = options.endpoint;
     this.#origin = endpoint.origin;
-    this.#target = endpoint;
     this.#baseHeaders = options.baseHeaders;
-    this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;
     this.#server = options.server;
     this.#secrets = options.secrets;
     this.#auth = options.auth;
     const env = options.env ?? process.env;
+    sharedConnector ??= this.#undici.buildConnector({});
     // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
-    // origin (redirects elsewhere are refused, #dispatch checks), so an Agent's table of pools, one
-    // entry long, would only cost its making (an options deep clone, four listeners) per connect.
+    // origin (redirects elsewhere are refused, #dispatch checks).
     this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
       ? new this.#undici.EnvHttpProxyAgent({
           headersTimeout: options.headersTimeout,
@@ -161,7 +121,9 @@ export class Requester {
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
       : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
-        new this.#undici.Pool(endpoint.originUrl, { connect: sharedConnectorOf(this.#undici) });
+        new this.#undici.Pool(this.#origin, {
+          connect: sharedConnector,
+        });
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
@@ -175,7 +137,6 @@ export class Requester {
    * a bounded number of times (the provider's MAX_AUTH_ATTEMPTS).
    */
   send(url: URL, init: SendInit): Promise<HttpResponse> {
-    // Not async itself: without OAuth the caller awaits #follow's own promise (fewer ticks).
     return this.#auth ? this.#sendAuthorized(url, init, this.#auth) : this.#follow(url, init, undefined);
   }
 
@@ -192,36 +153,10 @@ export class Requester {
     return answer.response;
   }
 
-  /**
-   * send() for a caller that awaits the dispatcher's promise itself (one microtask turn fewer per
-   * request than awaiting send()'s): without OAuth, the first request's answer, for `received()` to
-   * make into the response; undefined with OAuth (use send()). A rejection is undici's own error,
-   * for toHttpError; a URL of another origin throws its HttpError at once.
-   */
-  dispatchFirst(url: URL, init: SendInit): Promise<Dispatcher.ResponseData> | undefined {
-    return this.#auth ? undefined : this.#dispatch(url, init, undefined);
-  }
-
-  /** What send() makes of dispatchFirst()'s answer: the response, or the promise of its redirect's. */
-  received(answer: Dispatcher.ResponseData, url: URL, init: SendInit): HttpResponse | Promise<HttpResponse> {
-    const response = this.#response(answer, url, init);
-    if (!isRedirect(response.status)) return response;
-    return this.#follow(this.#redirectTarget(response, init, 0), init, undefined, 1);
-  }
-
-  /**
-   * One request and its same-origin redirects (from `firstHop` on); `authorization` goes to this
-   * origin only. The dispatcher's promise is awaited here, in the same layer as the redirect check
-   * (one microtask turn per response, not one more for a function of its own).
-   */
-  async #follow(
-    url: URL,
-    init: SendInit,
-    authorization: string | undefined,
-    firstHop = 0,
-  ): Promise<HttpResponse> {
+  /** One request and its same-origin redirects; `authorization` goes to this origin only. */
+  async #follow(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
     let target = url;
-    for (let hop = firstHop; ; hop++) {
+    for (let hop = 0; ; hop++) {
       let answer: Dispatcher.ResponseData;
       try {
         answer = await this.#dispatch(
@@ -292,28 +227,20 @@ export class Requester {
 
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */
   #dispatch(url: URL, init: SendInit, authorization: string | undefined): Promise<Dispatcher.ResponseData> {
-    if (this.#target?.url !== url) {
-      const target = { url, origin: url.origin, path: url.pathname + url.search };
-      // The pool serves the endpoint's origin only: anything else would reach the wrong host.
-      if (target.origin !== this.#origin) {
-        throw this.#error(
-          'redirect',
-          `${init.method} ${displayUrl(url)}: not the endpoint's origin (${this.#origin}); nothing is sent to another origin`,
-          url,
-          init,
-        );
-      }
-      this.#target = target;
+    // The pool serves the endpoint's origin only: anything else would reach the wrong host.
+    if (url.origin !== this.#origin) {
+      throw this.#error(
+        'redirect',
+        `${init.method} ${displayUrl(url)}: not the endpoint's origin (${this.#origin}); nothing is sent to another origin`,
+        url,
+        init,
+      );
     }
-    const { origin, path } = this.#target;
-    // Headers copied only when there is something to add to the caller's.
-    let headers = init.headers;
-    if (this.#hasBaseHeaders) headers = { ...this.#baseHeaders, ...headers };
-    if (authorization !== undefined) headers = { ...headers, authorization };
-    // The dispatcher's own request(): what undici.request() calls, without parsing the URL again.
+    const headers = { ...this.#baseHeaders, ...init.headers };
+    if (authorization !== undefined) headers.authorization = authorization;
     return this.#dispatcher.request({
-      origin,
-      path,
+      origin: this.#origin,
+      path: url.pathname + url.search,
       method: init.method,
       headers,
       body: init.body,
@@ -384,10 +311,11 @@ export class Requester {
 }
 
 /**
- * The error destroy() hands undici in place of its own ClientDestroyedError. Every exchange has
- * settled before close(), so nobody receives it; its stack is set because Node reads err.stack when
- * it destroys a socket with an error, and formatting a captured stack (through source maps, when
- * they are on) was most of close()'s CPU.
+ * The error destroy() hands undici for the sockets it closes; nobody receives it (every exchange
+ * has settled), but Node reads its stack as it destroys a socket: a stack set to the message is
+ * not captured and formatted. Kept for the bench row "connect over HTTP, modern
+ * (server/discover)": 2.53 against 2.59 million instructions a connect and close
+ * (bench/connect-instructions.sh).
  */
 function closedError(): Error {
   const error = new Error('the HTTP transport closed');

@@ -1,5 +1,12 @@
+import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { EventSourceParser, ParserCallbacks } from 'eventsource-parser';
+
+/** What an event stream said about resuming it: the last event id and the `retry:` delay. */
+export interface StreamState {
+  lastEventId?: string;
+  retry?: number;
+}
 
 /** One dispatched server-sent event. */
 export interface SseEvent {
@@ -72,4 +79,34 @@ export class SseReader {
     this.#failed = true;
     this.#handlers.onTooLarge(this.#maxEventBytes);
   }
+}
+
+/**
+ * Reads an event stream body to its end, keeping its last event id and `retry:` in `state`, and
+ * handing up the data of each `message` event; resolves with how many events it carried.
+ */
+export function readEventStream(
+  body: Readable,
+  reader: { createParser: CreateParser; maxEventBytes: number; state: StreamState },
+  handlers: { onMessage(data: string): void; onTooLarge(limit: number): void },
+): Promise<number> {
+  let events = 0;
+  const { state } = reader;
+  const sse = new SseReader(reader.createParser, reader.maxEventBytes, {
+    onEvent: (event) => {
+      events += 1;
+      if (event.id !== undefined) state.lastEventId = event.id;
+      if ((event.event ?? 'message') === 'message' && event.data !== '') handlers.onMessage(event.data);
+    },
+    onRetry: (ms) => {
+      state.retry = ms;
+    },
+    onTooLarge: handlers.onTooLarge,
+  });
+  return new Promise<number>((resolve) => {
+    body.on('data', (chunk: Buffer) => sse.push(chunk));
+    body.once('end', () => resolve(events));
+    body.once('error', () => resolve(events));
+    body.once('close', () => resolve(events));
+  });
 }

@@ -3,12 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import {
-  checkToolHeaders,
-  encodeHeaderValue,
-  modernHeaders,
-  paramHeaders,
-} from '../../../src/transport/http/headers.js';
+import { checkToolHeaders } from '../../../src/protocol/tool-headers.js';
+import { encodeHeaderValue, modernHeaders, paramHeaders } from '../../../src/transport/http/headers.js';
 
 describe('encodeHeaderValue', () => {
   const cases: Array<[string, string]> = [

@@ -48,7 +48,6 @@ describe('HttpOptions', () => {
   });
 
   test('an endpoint resolved again is checked again under its own allowInsecure', () => {
-    // The last resolved URL is reused for the same string and allowInsecure only.
     const insecure = 'http://mcp.example.com/again';
     assert.equal(resolveHttpOptions({ url: insecure, allowInsecure: true }).url.href, insecure);
     assert.throws(() => resolveHttpOptions({ url: insecure }), /not loopback/);
@@ -58,7 +57,8 @@ describe('HttpOptions', () => {
     const first = resolveHttpOptions({ url: loopback }).url;
     const second = resolveHttpOptions({ url: loopback }).url;
     assert.equal(second.href, 'http://127.0.0.1:3000/mcp');
-    assert.equal(first, second);
+    assert.equal(first.href, second.href);
+    assert.notEqual(first, second, 'each resolve has a URL of its own, which no other caller can change');
     assert.throws(() => resolveHttpOptions({ url: 'https://user:pw@example.com/mcp' }), /credentials/);
     assert.throws(() => resolveHttpOptions({ url: 'https://user:pw@example.com/mcp' }), /credentials/);
   });

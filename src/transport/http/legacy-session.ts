@@ -1,13 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { debug } from '../../diagnostics.js';
-import { discard, mediaType } from './body.js';
-import type { HttpResponse } from './requester.js';
-
-/** What a legacy event stream said about resuming it: the last event id and the `retry:` delay. */
-export interface StreamState {
-  lastEventId?: string;
-  retry?: number;
-}
+import { discard, drain, mediaType } from './body.js';
+import type { HttpResponse, Requester } from './requester.js';
+import type { StreamState } from './sse.js';
 
 /** Wait before reconnecting a stream whose server named no `retry:`, ms. */
 export const DEFAULT_RETRY_MS = 1000;
@@ -16,10 +11,13 @@ export const MAX_STREAM_RECONNECTS = 5;
 /** Longest `retry:` honoured, ms; a server cannot park a request for longer. */
 const MAX_RETRY_MS = 60_000;
 
+/** How long the DELETE that ends a session may take, ms. */
+const DELETE_TIMEOUT_MS = 2000;
+
 /**
  * A legacy (2025-11-25 and earlier) Streamable HTTP session: the `MCP-Session-Id` the server
- * issued with its InitializeResult, sent on every later request, and the negotiated version,
- * sent as `MCP-Protocol-Version` after initialisation. The id is a credential: never logged.
+ * issued with its answer to `initialize`, sent on every later request, and the version the
+ * handshake chose, sent as `MCP-Protocol-Version`. The id is a credential: never logged.
  */
 export class LegacyHttpSession {
   constructor(
@@ -134,4 +132,25 @@ export async function resumeStream(
     if (answered()) return true;
   }
   return answered();
+}
+
+/** Ends a session the server issued an id for (DELETE); a failure is only logged. */
+export async function endSession(
+  session: LegacyHttpSession,
+  requester: Requester,
+  url: URL,
+  name: string,
+): Promise<void> {
+  if (session.sessionId === undefined) return;
+  try {
+    const response = await requester.send(url, {
+      method: 'DELETE',
+      headers: session.headers(),
+      signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+      mcpMethod: 'end of session',
+    });
+    drain(response.body);
+  } catch (error) {
+    debug('%s: DELETE of the session failed: %s', name, (error as Error).message);
+  }
 }
