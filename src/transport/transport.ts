@@ -32,8 +32,8 @@ export interface Transport extends EventEmitter<TransportEvents> {
   /** The reason it closed, once it has. */
   readonly closeReason: CloseReason | undefined;
   /**
-   * Told the protocol version a legacy `initialize` handshake chose, once it has: for a transport
-   * whose requests carry it (HTTP's `MCP-Protocol-Version`).
+   * Told the protocol version the session agreed on, once it has: for a transport whose requests
+   * carry it (HTTP's `MCP-Protocol-Version` header).
    */
   setProtocolVersion?(version: string): void;
 }

@@ -59,14 +59,6 @@ const PROXY_VARIABLES: Readonly<Record<string, readonly string[]>> = {
   'https:': ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'],
 };
 
-/**
- * The socket connector every Pool shares, made with undici's defaults on first use: a Pool given
- * none builds its own (its options copied, a TLS session cache with a FinalizationRegistry) on
- * each connect. Kept for the bench row "connect over HTTP, modern (server/discover)": 2.53 million
- * instructions a connect and close with it, 2.67 million without (bench/connect-instructions.sh).
- */
-let sharedConnector: import('undici').buildConnector.connector | undefined;
-
 /** A URL for messages: origin and path, never the query (it may hold a key). */
 export function displayUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
@@ -109,7 +101,6 @@ export class Requester {
     this.#secrets = options.secrets;
     this.#auth = options.auth;
     const env = options.env ?? process.env;
-    sharedConnector ??= this.#undici.buildConnector({});
     // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks).
     this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
@@ -121,9 +112,7 @@ export class Requester {
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
       : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
-        new this.#undici.Pool(this.#origin, {
-          connect: sharedConnector,
-        });
+        new this.#undici.Pool(this.#origin);
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
