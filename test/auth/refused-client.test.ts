@@ -94,9 +94,11 @@ test('a stored registration past its client_secret_expires_at is replaced before
   const p = provider(rs.url, { store: new MemoryTokenStore(), onAuthorizationUrl: headlessConsent });
   assert.equal((await call(p, rs.url)).status, 200);
   const first = String(auth.requests.find((r) => r.path === '/token')!.authorization);
+  // (A first flow slower than the secret's 1 s, on a loaded machine, registers again within it.)
+  const registered = paths(auth).filter((path) => path === '/register').length;
   await sleep(2100); // the secret expired at 1 s, the token is due
   assert.equal((await call(p, rs.url)).status, 200);
-  assert.equal(paths(auth).filter((path) => path === '/register').length, 2);
+  assert.equal(paths(auth).filter((path) => path === '/register').length, registered + 1);
   const tokenRequests = auth.requests.filter((r) => r.path === '/token');
   assert.equal(
     tokenRequests.filter((r) => r.authorization === first).length,
