@@ -44,3 +44,13 @@ const CLOSE_REASON_TEXT: Describers<CloseReason> = {
 export function describeCloseReason(reason: CloseReason): string {
   return (CLOSE_REASON_TEXT[reason.type] as (reason: CloseReason) => string)(reason);
 }
+
+/** True for a reason a transport may close with: `closed`, `ended`, or a kind's own (not the Client's). */
+export function isTransportCloseReasonType(type: string): boolean {
+  return (
+    type === 'closed' ||
+    type === 'ended' ||
+    Object.hasOwn(STDIO_CLOSE_REASON_TEXT, type) ||
+    Object.hasOwn(HTTP_CLOSE_REASON_TEXT, type)
+  );
+}

@@ -1,3 +1,4 @@
+import { isTransportCloseReasonType } from '../../close-reason/close-reason.js';
 import { debug } from '../../diagnostics.js';
 import { ConnectionClosedError, UsageError } from '../../errors.js';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
@@ -5,23 +6,10 @@ import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { SafeEmitter } from '../../user-code.js';
 import type { CloseReason, Transport, TransportEvents } from '../transport.js';
 
-const OWN_REASONS = new Set([
-  'closed',
-  'ended',
-  'exit_status',
-  'spawn_failed',
-  'message_too_large',
-  'junk_output',
-  'write_queue_full',
-  'stream_error',
-  'http_error',
-  'session_expired',
-]);
-
 /** What the library accepts of a custom transport's close reason; anything else becomes `ended`. */
 function checkedReason(reason: unknown): CloseReason {
   const type = (reason as { type?: unknown } | null)?.type;
-  if (typeof type === 'string' && OWN_REASONS.has(type)) return reason as CloseReason;
+  if (typeof type === 'string' && isTransportCloseReasonType(type)) return reason as CloseReason;
   if (reason instanceof Error) return { type: 'ended', error: reason };
   return { type: 'ended' };
 }
