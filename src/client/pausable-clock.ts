@@ -9,23 +9,48 @@ export interface PausableTimer {
   refresh(): void;
 }
 
-interface Entry {
-  readonly fire: () => void;
-  readonly ms: number;
-  /** Running time still to wait, as of `since` (while running) or as it stands (while paused). */
-  left: number;
-  since: number;
-  handle: NodeJS.Timeout | undefined;
+class ClockTimer implements PausableTimer {
+  /** When it fires, in the clock's running time. */
+  due: number;
+  /** Its neighbours in the clock's list of set timers; undefined once cleared or fired. */
+  previous: ClockTimer | undefined;
+  next: ClockTimer | undefined;
+  set = false;
+
+  constructor(
+    readonly clock: PausableClock,
+    readonly fire: () => void,
+    readonly ms: number,
+  ) {
+    this.due = clock.now() + ms;
+  }
+
+  clear(): void {
+    this.clock.forget(this);
+  }
+
+  refresh(): void {
+    this.clock.reschedule(this);
+  }
 }
 
 /**
  * One Client's timeouts, which stand still while a person is asked (an OAuth consent: the user may
  * take minutes, and that wait has its own bound) and then run on with the time they had left.
  * Pauses nest: the clock runs again when every pause has ended.
+ *
+ * One Node timer serves all of them, armed for the earliest deadline: a Node timer per request
+ * doubled the client's CPU per call at 256 in flight (bench/cpu.ts, "in-flight conduit"; see
+ * BENCHMARKS.md, issue 36).
  */
 export class PausableClock {
   #pauses = 0;
-  readonly #entries = new Set<Entry>();
+  /** The set timers, a doubly linked list in the order they were set. */
+  #first: ClockTimer | undefined;
+  #last: ClockTimer | undefined;
+  #handle: NodeJS.Timeout | undefined;
+  /** The running time the armed Node timer fires at. */
+  #handleDue = Number.POSITIVE_INFINITY;
   /** Time stood still in ended pauses, and when the current one began (performance.now()). */
   #stoodStill = 0;
   #pausedSince = 0;
@@ -42,49 +67,88 @@ export class PausableClock {
   }
 
   setTimeout(fire: () => void, ms: number): PausableTimer {
-    const entry: Entry = { fire, ms: Math.min(ms, MAX_TIMER_MS), left: 0, since: 0, handle: undefined };
-    entry.left = entry.ms;
-    this.#entries.add(entry);
-    if (this.#pauses === 0) this.#run(entry);
-    return {
-      clear: () => this.#clear(entry),
-      refresh: () => {
-        if (!this.#entries.has(entry)) return;
-        entry.left = entry.ms;
-        if (entry.handle === undefined) return;
-        clearTimeout(entry.handle);
-        this.#run(entry);
-      },
-    };
+    const timer = new ClockTimer(this, fire, Math.min(ms, MAX_TIMER_MS));
+    this.#link(timer);
+    if (timer === this.#first) this.#handle?.ref();
+    this.#arm(timer.due);
+    return timer;
   }
 
   pause(): void {
     if (this.#pauses++ > 0) return;
-    const now = performance.now();
-    this.#pausedSince = now;
-    for (const entry of this.#entries) {
-      clearTimeout(entry.handle);
-      entry.handle = undefined;
-      entry.left = Math.max(0, entry.left - (now - entry.since));
-    }
+    this.#pausedSince = performance.now();
+    this.#disarm();
   }
 
   resume(): void {
     if (this.#pauses === 0 || --this.#pauses > 0) return;
     this.#stoodStill += performance.now() - this.#pausedSince;
-    for (const entry of this.#entries) this.#run(entry);
+    this.#arm(this.#earliest());
   }
 
-  #run(entry: Entry): void {
-    entry.since = performance.now();
-    entry.handle = setTimeout(() => {
-      this.#entries.delete(entry);
-      entry.fire();
-    }, entry.left);
+  /** For ClockTimer.clear. */
+  forget(timer: ClockTimer): void {
+    if (!timer.set) return;
+    this.#unlink(timer);
+    // The Node timer stays armed (no timer is set and cleared per request of a sequential caller)
+    // but no longer holds the process open; when it fires with nothing due, it ends.
+    if (this.#first === undefined) this.#handle?.unref();
   }
 
-  #clear(entry: Entry): void {
-    clearTimeout(entry.handle);
-    this.#entries.delete(entry);
+  /** For ClockTimer.refresh. */
+  reschedule(timer: ClockTimer): void {
+    if (!timer.set) return;
+    timer.due = this.now() + timer.ms;
+    this.#arm(timer.due);
   }
+
+  /** Makes sure the Node timer fires by `due` (a later-armed one is replaced; an earlier one rescans). */
+  #arm(due: number): void {
+    if (this.#pauses > 0 || due >= this.#handleDue) return;
+    if (this.#handle !== undefined) clearTimeout(this.#handle);
+    this.#handleDue = due;
+    this.#handle = setTimeout(this.#onDue, Math.max(1, Math.ceil(due - this.now())));
+  }
+
+  #disarm(): void {
+    if (this.#handle === undefined) return;
+    clearTimeout(this.#handle);
+    this.#handle = undefined;
+    this.#handleDue = Number.POSITIVE_INFINITY;
+  }
+
+  #link(timer: ClockTimer): void {
+    timer.set = true;
+    timer.previous = this.#last;
+    if (this.#last) this.#last.next = timer;
+    else this.#first = timer;
+    this.#last = timer;
+  }
+
+  #unlink(timer: ClockTimer): void {
+    timer.set = false;
+    if (timer.previous) timer.previous.next = timer.next;
+    else this.#first = timer.next;
+    if (timer.next) timer.next.previous = timer.previous;
+    else this.#last = timer.previous;
+    timer.previous = timer.next = undefined;
+  }
+
+  #earliest(): number {
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let timer = this.#first; timer; timer = timer.next) if (timer.due < earliest) earliest = timer.due;
+    return earliest;
+  }
+
+  readonly #onDue = (): void => {
+    this.#handle = undefined;
+    this.#handleDue = Number.POSITIVE_INFINITY;
+    const now = this.now();
+    const due: ClockTimer[] = [];
+    for (let timer = this.#first; timer; timer = timer.next) if (timer.due <= now) due.push(timer);
+    for (const timer of due) this.#unlink(timer);
+    this.#arm(this.#earliest());
+    due.sort((a, b) => a.due - b.due);
+    for (const timer of due) timer.fire();
+  };
 }

@@ -41,7 +41,13 @@ export class RequestPipeline {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (!requestTraced()) return this.#request(method, params, options);
+    if (!requestTraced()) {
+      try {
+        return this.#request(method, params, options);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return channels.request.tracePromise(() => this.#request(method, params, options), {
       server: this.#name,
       method,
@@ -56,29 +62,51 @@ export class RequestPipeline {
     });
   }
 
-  async #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<unknown> {
-    let session = this.#supervisor.session;
-    if (session === undefined) {
-      // The time a person takes to consent (OAuth) is not counted, as for the request itself.
-      const { clock } = this.#supervisor;
-      const timeout = options.timeout ?? this.#defaultTimeout;
-      const started = clock.now();
-      session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
-      options = { ...options, timeout: Math.max(1, timeout - (clock.now() - started)) };
-    }
+  #request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<unknown> {
+    const session = this.#supervisor.session;
+    if (session === undefined) return this.#requestWhenReady(method, params, options);
+    return this.#sendOn(session, method, params, options);
+  }
+
+  async #requestWhenReady(
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions,
+  ): Promise<unknown> {
+    // The time a person takes to consent (OAuth) is not counted, as for the request itself.
+    const { clock } = this.#supervisor;
+    const timeout = options.timeout ?? this.#defaultTimeout;
+    const started = clock.now();
+    const session = await this.#supervisor.whenReady(method, { signal: options.signal, timeout });
+    return this.#sendOn(session, method, params, {
+      ...options,
+      timeout: Math.max(1, timeout - (clock.now() - started)),
+    });
+  }
+
+  #sendOn(session: Session, method: string, params: JsonObject | undefined, options: RequestOptions) {
     const send = (on: Session, sent: RequestOptions) => this.#send(on, method, params, sent);
     return sendResending(this.#supervisor, session, method, options, this.#defaultTimeout, send);
   }
 
-  async #send(
+  #send(
     session: Session,
     method: string,
     params: JsonObject | undefined,
     options: RequestOptions,
   ): Promise<unknown> {
     const missing = missingCapability(method, session.serverCapabilities);
-    if (missing) throw new CapabilityError(method, missing, { server: this.#name });
+    if (missing) return Promise.reject(new CapabilityError(method, missing, { server: this.#name }));
     if (!this.#caching || !session.isCacheable(method)) return session.request(method, params, options);
+    return this.#sendCaching(session, method, params, options);
+  }
+
+  async #sendCaching(
+    session: Session,
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions,
+  ): Promise<unknown> {
     const cached = this.#cache?.get(method, params);
     if (cached !== undefined) return cached;
     const result = await session.request(method, params, options);

@@ -91,7 +91,7 @@ export class ModernSender {
     return this.#send(method, params, options, false);
   }
 
-  async #send(
+  #send(
     method: string,
     params: JsonObject | undefined,
     options: InternalRequestOptions,
@@ -99,14 +99,16 @@ export class ModernSender {
   ): Promise<unknown> {
     const sentAt = Date.now();
     const sent = this.#connection.start(method, this.#withMeta(params), options);
-    let result: unknown;
-    try {
-      result = await sent.promise;
-    } catch (error) {
-      return this.#sendAgain(error, method, params, options, { sentAt, id: sent.id, again });
-    }
-    if (this.#mirrorsToolHeaders && method === 'tools/list') screenTools(result, this.#context.name);
-    return result;
+    const screened =
+      this.#mirrorsToolHeaders && method === 'tools/list'
+        ? sent.promise.then((result) => {
+            screenTools(result, this.#context.name);
+            return result;
+          })
+        : sent.promise;
+    return screened.catch((error: unknown) =>
+      this.#sendAgain(error, method, params, options, { sentAt, id: sent.id, again }),
+    );
   }
 
   async #sendAgain(

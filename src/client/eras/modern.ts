@@ -47,7 +47,14 @@ export function modernMeta(context: SessionContext, version: string): JsonObject
 /** The params with the era's `_meta` merged over a `_meta` of their own; the caller's object is not changed. */
 export function withMeta(params: JsonObject | undefined, meta: JsonObject): JsonObject {
   const own = params?._meta as JsonObject | undefined;
-  return { ...params, _meta: own === undefined ? meta : { ...own, ...meta } };
+  const merged = own === undefined ? meta : { ...own, ...meta };
+  // Object.assign, not a spread: on Node 20 it copies a tools/call's params 14x faster (0.05 against
+  // 0.7 µs), and the copy serialises faster too (bench/cpu.ts --era modern, "in-flight conduit").
+  // A "__proto__" key, which assign would take for the prototype, takes the spread.
+  if (params === undefined || Object.hasOwn(params, '__proto__')) return { ...params, _meta: merged };
+  const copy: JsonObject = Object.assign({}, params);
+  copy._meta = merged;
+  return copy;
 }
 
 /** Reads a DiscoverResult leniently; undefined if it is not one. */
@@ -117,7 +124,7 @@ export class ModernSession implements Session {
    * Sends with the era's `_meta`; an `input_required` result goes on to #inputRounds. Timeouts
    * under 1 ms are raised to 1 (a 0 would mean "none" to a timer).
    */
-  async request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
+  request(method: string, params?: JsonObject, options: InternalRequestOptions = {}): Promise<unknown> {
     const started = Date.now();
     const first =
       (options.timeout !== undefined && options.timeout < 1) ||
@@ -128,10 +135,11 @@ export class ModernSession implements Session {
             maxTotalTimeout: atLeastOne(options.maxTotalTimeout),
           }
         : options;
-    const result = await this.#sender.send(method, params, first);
-    const resultType = (result as { resultType?: unknown } | null)?.resultType;
-    if (resultType === undefined || resultType === 'complete') return result;
-    return this.#inputRounds(method, params, options, started, result);
+    return this.#sender.send(method, params, first).then((result) => {
+      const resultType = (result as { resultType?: unknown } | null)?.resultType;
+      if (resultType === undefined || resultType === 'complete') return result;
+      return this.#inputRounds(method, params, options, started, result);
+    });
   }
 
   /** The `_meta` of every request, made once per log level. */
