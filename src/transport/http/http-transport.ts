@@ -60,8 +60,8 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   #requester: Requester | undefined;
   #host: ExchangeHost | undefined;
   readonly #exchanges = new Map<RequestId, Exchange>();
-  /** Aborts every background stream and notification POST at close (see #stopSignal). */
-  #stop: AbortController | undefined;
+  /** Aborts every background stream and notification POST at close. */
+  readonly #stop = new AbortController();
   /** The `MCP-Session-Id` of the answer to the last `initialize`, until the session is set up. */
   #issuedSessionId: string | undefined;
   #session: LegacyHttpSession | undefined;
@@ -84,20 +84,6 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     return this.#closeReason;
   }
 
-  /**
-   * The signal of close(), aborted already when asked for after it; made on first use, as a modern
-   * connect needs none, and aborting one costs an event dispatch (about 14 µs) at every close. Kept
-   * for the bench row "connect over HTTP, modern (server/discover)": 2.51 against 2.59 million
-   * instructions a connect and close (bench/connect-instructions.sh).
-   */
-  get #stopSignal(): AbortSignal {
-    if (!this.#stop) {
-      this.#stop = new AbortController();
-      if (this.#closeReason) this.#stop.abort(new Error('the transport closed'));
-    }
-    return this.#stop.signal;
-  }
-
   /** The endpoint, without its query. */
   get url(): string {
     return displayUrl(this.#options.url);
@@ -117,7 +103,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
           this.#options.oauth,
           this.#name,
           (waiting) => this.#personWaiting?.(waiting),
-          this.#stopSignal,
+          this.#stop.signal,
         );
       }
     } catch (error) {
@@ -217,7 +203,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     }
     await postQuietly(this.#host!, message, body, this.#log);
     if (message.method === 'notifications/initialized' && this.#session && !this.#sse) {
-      void runStandaloneStream(this.#session, this.#streamIo(), this.#stopSignal);
+      void runStandaloneStream(this.#session, this.#streamIo(), this.#stop.signal);
     }
   }
 
@@ -231,7 +217,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
       session: () => this.#session,
       sse: () => this.#sse,
       modernVersion: () => this.#modernVersion,
-      stopSignal: () => this.#stopSignal,
+      stopSignal: () => this.#stop.signal,
       sessionIssued: (id) => {
         this.#issuedSessionId = id;
       },
@@ -251,7 +237,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         this.#requester!.send(this.#options.url, {
           method: 'GET',
           headers,
-          signal: AbortSignal.any([signal, this.#stopSignal]),
+          signal: AbortSignal.any([signal, this.#stop.signal]),
           mcpMethod: 'GET stream',
         }),
       consume: (response, state) => this.#consume(response, state),
@@ -268,7 +254,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
         createParser: this.#deps!.createParser,
         maxMessageBytes: this.#options.maxMessageBytes,
         endpointTimeout: this.#options.headersTimeout,
-        signal: this.#stopSignal,
+        signal: this.#stop.signal,
         name: this.#name,
         deliver: (delivered) => this.#deliver(delivered),
         closed: (error) => void this.#shutdown({ type: 'http_error', error }, false),
@@ -365,7 +351,7 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
     if (this.#closeReason) return;
     const session = this.#session;
     this.#closeReason = reason;
-    this.#stop?.abort(new Error('the transport closed'));
+    this.#stop.abort(new Error('the transport closed'));
     for (const exchange of this.#exchanges.values()) exchange.abort.abort(new Error('the transport closed'));
     this.#exchanges.clear();
     this.#sse?.close();
