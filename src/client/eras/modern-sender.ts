@@ -73,8 +73,12 @@ export class ModernSender {
   readonly #context: SessionContext;
   /** The params as they go on the wire: with the era's `_meta`. */
   readonly #withMeta: (params: JsonObject | undefined) => JsonObject;
-  /** Whether tools with invalid `x-mcp-header` annotations are left out, and a HeaderMismatch heals. */
-  readonly #mirrorsToolHeaders: boolean;
+  /**
+   * Whether the HTTP binding's rules apply: tools with invalid `x-mcp-header` annotations are left
+   * out, a HeaderMismatch heals, and a request is reissued after a broken event stream. Over any
+   * other transport the connection's answer is the answer.
+   */
+  readonly #overHttp: boolean;
 
   constructor(
     connection: Connection,
@@ -84,7 +88,7 @@ export class ModernSender {
     this.#connection = connection;
     this.#context = context;
     this.#withMeta = withMeta;
-    this.#mirrorsToolHeaders = mirrorsToolHeaders(connection.transport);
+    this.#overHttp = mirrorsToolHeaders(connection.transport);
   }
 
   send(method: string, params: JsonObject | undefined, options: InternalRequestOptions): Promise<unknown> {
@@ -97,10 +101,11 @@ export class ModernSender {
     options: InternalRequestOptions,
     again: boolean,
   ): Promise<unknown> {
-    const sentAt = Date.now();
     const sent = this.#connection.start(method, this.#withMeta(params), options);
+    if (!this.#overHttp) return sent.promise;
+    const sentAt = Date.now();
     const screened =
-      this.#mirrorsToolHeaders && method === 'tools/list'
+      method === 'tools/list'
         ? sent.promise.then((result) => {
             screenTools(result, this.#context.name);
             return result;
@@ -124,7 +129,7 @@ export class ModernSender {
       debug('%s: the stream of %s broke; sending it again with a new id', this.#context.name, method);
       return this.#send(method, params, this.#rest(options, sent.sentAt), true);
     }
-    if (!sent.again && this.#mirrorsToolHeaders && method === 'tools/call' && isHeaderMismatch(error)) {
+    if (!sent.again && method === 'tools/call' && isHeaderMismatch(error)) {
       await this.#relist(error, params, options, sent.sentAt);
       // The answered request goes again as it was: same id, the headers of the current schema.
       return this.#send(method, params, { ...this.#rest(options, sent.sentAt), id: sent.id }, true);
