@@ -1,12 +1,6 @@
 import { HttpError } from '../../errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
-import {
-  authorizationNeeded,
-  bodyError,
-  invalidBody,
-  refusedForExpiredSession,
-  unanswered,
-} from './answer-errors.js';
+import { authorizationNeeded, bodyError, invalidBody, refusedForExpiredSession } from './answer-errors.js';
 import {
   discard,
   drain,
@@ -149,10 +143,7 @@ async function answerJson(
   const delivered = host.deliverJson(body, exchange, true);
   if (delivered && !host.isPending(exchange)) return;
   const error = await host.requester.statusError(response, init, body);
-  host.fail(
-    exchange,
-    delivered ? unanswered(error, init, exchange.id, host.name) : invalidBody(error, init, host.name),
-  );
+  host.fail(exchange, invalidBody(error, init, delivered ? exchange.id : undefined, host.name));
 }
 
 /**
