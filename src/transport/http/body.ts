@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
+import { redact } from '../transport.js';
 
 /** How much of an error body is read to quote it; the rest is discarded unread. */
 export const ERROR_BODY_BYTES = 16 * 1024;
@@ -141,15 +142,6 @@ export function excerpt(body: Buffer | string, type: string, secrets: readonly s
   text = redact(text, secrets);
   text = text.replace(/[\x00-\x1f\x7f\s]+/g, ' ').trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 3)}...` : text;
-}
-
-/** Replaces each secret value (longest first, so a prefix never leaves a tail) with `[Secret]`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length > 0) result = result.split(secret).join('[Secret]');
-  }
-  return result;
 }
 
 /**
