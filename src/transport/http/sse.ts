@@ -64,11 +64,6 @@ export class SseReader {
     });
   }
 
-  /** True once the cap was hit; nothing more is dispatched. */
-  get failed(): boolean {
-    return this.#failed;
-  }
-
   push(chunk: Buffer): void {
     if (this.#failed) return;
     this.#parser.feed(this.#decoder.write(chunk));
