@@ -183,35 +183,15 @@ export class Requester {
     drain(response.body);
     const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
     const method = init.method;
-    if (!next) {
-      throw this.#error(
-        'redirect',
-        `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
-        target,
-        init,
-        status,
-      );
-    }
-    if (next.origin !== this.#origin) {
-      throw this.#error(
-        'redirect',
-        `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
-        target,
-        init,
-        status,
-      );
-    }
     const keepsMethod = status === 307 || status === 308 || method === 'GET';
-    if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
-      throw this.#error(
-        'redirect',
-        `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
-        target,
-        init,
-        status,
-      );
-    }
-    return next;
+    let problem: string;
+    if (!next) problem = `answered ${status} without a usable Location`;
+    else if (next.origin !== this.#origin)
+      problem = `was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`;
+    else if (!keepsMethod || hop + 1 >= MAX_REDIRECTS)
+      problem = `was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`;
+    else return next;
+    throw this.#error('redirect', `${method} ${displayUrl(target)} ${problem}`, target, init, status);
   }
 
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */
