@@ -33,8 +33,7 @@ export function drain(body: Readable): void {
 
 /** The media type of a Content-Type value, lowercased, without parameters. */
 export function mediaType(value: string | string[] | undefined): string {
-  const text = Array.isArray(value) ? value[0] : value;
-  return (text ?? '').split(';')[0]!.trim().toLowerCase();
+  return (headerString(value) ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 export function headerString(value: string | string[] | undefined): string | undefined {
