@@ -152,7 +152,6 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
    * its own, and `exited` tells when it is over. Messages sent before close() are still written.
    */
   close(): Promise<void> {
-    if (this.#state === 'closed') return Promise.resolve();
     if (this.#state === 'new') {
       this.#state = 'closed';
       this.#closeReason = { type: 'closed' };
