@@ -1,12 +1,11 @@
-import { ConnectionClosedError, HttpError } from '../../errors.js';
-import { markNotRun } from '../transport.js';
+import { HttpError } from '../../errors.js';
 import { BodyTooLargeError } from './body.js';
 import { displayUrl, type HttpResponse, type Requester, type SendInit } from './requester.js';
 
 /**
  * The errors of answers that do not settle their request as they should: a body too large,
  * stalled or not JSON-RPC, a JSON answer to another id, a 401 where no authorization is
- * configured, and a request refused for an expired legacy session.
+ * configured.
  */
 
 /** A body that could not be read whole: too large, stalled, or broken. */
@@ -85,16 +84,4 @@ export function authorizationNeeded(
     statusError.details,
     { server },
   );
-}
-
-/**
- * A legacy request the server refused with 404 for our expired MCP-Session-Id: it never ran, so
- * the Client may send it once more on the next session (marked for it).
- */
-export function refusedForExpiredSession(
-  status: number,
-  server: string | undefined,
-  method: string,
-): ConnectionClosedError {
-  return markNotRun(new ConnectionClosedError({ type: 'session_expired', status }, { server, method }));
 }

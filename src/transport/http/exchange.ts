@@ -1,6 +1,7 @@
-import { HttpError } from '../../errors.js';
+import { ConnectionClosedError, HttpError } from '../../errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
-import { authorizationNeeded, bodyError, invalidBody, refusedForExpiredSession } from './answer-errors.js';
+import { markNotRun } from '../transport.js';
+import { authorizationNeeded, bodyError, invalidBody } from './answer-errors.js';
 import {
   discard,
   drain,
@@ -166,7 +167,12 @@ async function answerError(
     message.method !== 'initialize'
   ) {
     discard(response.body);
-    host.fail(exchange, refusedForExpiredSession(status, host.name, message.method));
+    // It never ran, so the Client may send it once more on the next session.
+    const refused = new ConnectionClosedError(
+      { type: 'session_expired', status },
+      { server: host.name, method: message.method },
+    );
+    host.fail(exchange, markNotRun(refused));
     host.streamIo().expired(status);
     return;
   }
