@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { channels, debug } from '../../diagnostics.js';
+import type { ResolvedStdioOptions } from './options.js';
 import { groupIsEmpty, signalGroup } from './process-group.js';
 import { runShutdown, shutdownPlan, windowsProcessKill, windowsTreeKill } from './shutdown.js';
 
@@ -9,14 +10,10 @@ export interface ExitStatus {
   signal: string | null;
 }
 
-export interface ServerProcessContext {
-  /** A label for telemetry and logs (a Client passes its name). */
+/** The server's graces (StdioOptions), platform, and label for telemetry and logs (a Client passes its name). */
+export interface ServerProcessContext extends Pick<ResolvedStdioOptions, 'stdinGrace' | 'termGrace'> {
   readonly name: string | undefined;
   readonly platform: NodeJS.Platform;
-  /** Time to exit after stdin is closed, before SIGTERM, ms. */
-  readonly stdinGrace: number;
-  /** Time to exit after SIGTERM, before SIGKILL, ms. */
-  readonly termGrace: number;
 }
 
 /**
