@@ -70,7 +70,6 @@ export function displayUrl(url: URL): string {
  * only within the origin, and turns every failure into an HttpError that names no credential.
  */
 export class Requester {
-  readonly #undici: Undici;
   readonly #dispatcher: Dispatcher;
   readonly #origin: string;
   readonly #baseHeaders: Record<string, string>;
@@ -92,7 +91,6 @@ export class Requester {
       auth?: HttpAuthorization | undefined;
     },
   ) {
-    this.#undici = deps.undici;
     const endpoint = options.endpoint;
     this.#origin = endpoint.origin;
     this.#baseHeaders = options.baseHeaders;
@@ -104,7 +102,7 @@ export class Requester {
     // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks).
     this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
-      ? new this.#undici.EnvHttpProxyAgent({
+      ? new deps.undici.EnvHttpProxyAgent({
           headersTimeout: options.headersTimeout,
           bodyTimeout: 0,
           httpProxy: env.HTTP_PROXY ?? env.http_proxy,
@@ -112,7 +110,7 @@ export class Requester {
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
       : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
-        new this.#undici.Pool(this.#origin);
+        new deps.undici.Pool(this.#origin);
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
