@@ -4,7 +4,7 @@ import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
 import { redact } from '../transport.js';
 
 /** How much of an error body is read to quote it; the rest is discarded unread. */
-export const ERROR_BODY_BYTES = 16 * 1024;
+const ERROR_BODY_BYTES = 16 * 1024;
 /** How long a quoted body excerpt may be, in characters. */
 export const EXCERPT_CHARS = 200;
 
@@ -104,22 +104,22 @@ export function readBounded(
   });
 }
 
-/** Reads up to `limit` bytes of a body to quote it, then drops the rest (no error for a long body). */
-export async function readPrefix(body: Readable, limit = ERROR_BODY_BYTES): Promise<Buffer> {
+/** Reads up to ERROR_BODY_BYTES of a body to quote it, then drops the rest (no error for a long body). */
+export async function readPrefix(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= limit) break;
+      if (size >= ERROR_BODY_BYTES) break;
     }
   } catch {
     // A body that fails half-way is quoted as far as it came.
   } finally {
     discard(body);
   }
-  return Buffer.concat(chunks, size).subarray(0, limit);
+  return Buffer.concat(chunks, size).subarray(0, ERROR_BODY_BYTES);
 }
 
 /**

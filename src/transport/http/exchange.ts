@@ -2,15 +2,7 @@ import { ConnectionClosedError, HttpError } from '../../errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
 import { markNotRun } from '../transport.js';
 import { authorizationNeeded, bodyError, invalidBody } from './answer-errors.js';
-import {
-  discard,
-  drain,
-  ERROR_BODY_BYTES,
-  headerString,
-  mediaType,
-  readBounded,
-  readPrefix,
-} from './body.js';
+import { discard, drain, headerString, mediaType, readBounded, readPrefix } from './body.js';
 import type { ExchangeAbort } from './exchange-abort.js';
 import { modernVersionOf } from './headers.js';
 import { type LegacyHttpSession, resumeStream, type StreamIo } from './legacy-session.js';
@@ -176,7 +168,7 @@ async function answerError(
     host.streamIo().expired(status);
     return;
   }
-  const body = await readPrefix(response.body, ERROR_BODY_BYTES);
+  const body = await readPrefix(response.body);
   if (status === 401 && !hasCredentials(host.options)) {
     const error = await host.requester.statusError(response, init, body);
     host.fail(exchange, authorizationNeeded(error, init, host.keyPrefix, host.name));
