@@ -199,16 +199,8 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       },
       onFatal: (reason) => this.#closeWith(reason),
     });
-    const server = new ServerProcess(
-      child,
-      {
-        name: this.#name,
-        platform: this.#platform,
-        stdinGrace: options.stdinGrace,
-        termGrace: options.termGrace,
-      },
-      () => this.#onExit(),
-    );
+    const context = { ...options, name: this.#name, platform: this.#platform };
+    const server = new ServerProcess(child, context, () => this.#onExit());
     const running: Running = { child, server, framer, writeQueue, stderrTail };
     this.#running = running;
     child.stdout.on('data', (chunk: Buffer) => {
