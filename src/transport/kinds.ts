@@ -20,10 +20,6 @@ const KINDS = new Map<string, TransportKind>([
   [customKind.type, customKind],
 ]);
 
-function expectedTypes(): string {
-  return `one of ${[...KINDS.keys()].map((type) => `'${type}'`).join(', ')}`;
-}
-
 /** Resolves a raw transport spec once, by its `type`, into something that creates transports. */
 export function resolveTransportSpec(
   raw: Record<string, unknown>,
@@ -32,7 +28,8 @@ export function resolveTransportSpec(
   const kind = typeof raw.type === 'string' ? KINDS.get(raw.type) : undefined;
   if (!kind) {
     const key = at(context.keyPrefix, 'type');
-    throw new ConfigError(key, `${key} must be ${expectedTypes()}, got ${describe(raw.type)}`);
+    const types = [...KINDS.keys()].map((type) => `'${type}'`).join(', ');
+    throw new ConfigError(key, `${key} must be one of ${types}, got ${describe(raw.type)}`);
   }
   return kind.resolve(raw, context);
 }

@@ -104,6 +104,15 @@ export function wasNotRun(error: unknown): boolean {
   return typeof error === 'object' && error !== null && kNotRun in error;
 }
 
+/** Replaces each secret value (longest first, so a prefix never leaves a tail) with `[Secret]`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (secret.length > 0) result = result.split(secret).join('[Secret]');
+  }
+  return result;
+}
+
 /** Where a spec is resolved: the client's name (for errors and telemetry) and the spec's option key. */
 export interface TransportSpecContext {
   readonly name: string;

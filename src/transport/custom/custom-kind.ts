@@ -16,12 +16,10 @@ export interface CustomTransportSpec {
   readonly create: () => Transport;
 }
 
-const KEYS = ['type', 'create'];
-
 export const customKind: TransportKind = {
   type: 'custom',
   resolve(raw, { name, keyPrefix }) {
-    rejectUnknownKeys(raw, KEYS, keyPrefix);
+    rejectUnknownKeys(raw, ['type', 'create'], keyPrefix);
     const create = raw.create;
     if (typeof create !== 'function') {
       const key = at(keyPrefix, 'create');

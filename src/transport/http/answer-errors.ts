@@ -1,12 +1,11 @@
-import { ConnectionClosedError, HttpError } from '../../errors.js';
-import { markNotRun } from '../transport.js';
+import { HttpError } from '../../errors.js';
 import { BodyTooLargeError } from './body.js';
 import { displayUrl, type HttpResponse, type Requester, type SendInit } from './requester.js';
 
 /**
  * The errors of answers that do not settle their request as they should: a body too large,
  * stalled or not JSON-RPC, a JSON answer to another id, a 401 where no authorization is
- * configured, and a request refused for an expired legacy session.
+ * configured.
  */
 
 /** A body that could not be read whole: too large, stalled, or broken. */
@@ -43,30 +42,25 @@ function answered(error: HttpError, init: Pick<SendInit, 'method'>): string {
   return `${init.method} ${url}${method ? ` (${method})` : ''} answered HTTP ${status}`;
 }
 
-/** A 2xx body that is no JSON-RPC message; the server is named once (by the error itself). */
-export function invalidBody(statusError: HttpError, init: SendInit, server: string | undefined): HttpError {
-  const quote = statusError.details.bodyExcerpt;
-  return new HttpError(
-    'invalid_body',
-    `${answered(statusError, init)} with a body that is not a JSON-RPC message${quote ? `: ${quote}` : ''}`,
-    statusError.details,
-    { server },
-  );
-}
-
 /**
- * A JSON answer that carries no response to the request it answers (only one to an id never
- * requested, or only notifications): the request is settled now rather than left to its timeout.
+ * A 2xx or 3xx JSON answer that settles nothing: no JSON-RPC message at all (`id` undefined), or
+ * none answering the request `id` (only one to an id never requested, or only notifications), so
+ * the request is settled now rather than left to its timeout. The server is named once.
  */
-export function unanswered(
+export function invalidBody(
   statusError: HttpError,
   init: SendInit,
   id: unknown,
   server: string | undefined,
 ): HttpError {
+  const quote = statusError.details.bodyExcerpt;
+  const what =
+    id === undefined
+      ? 'a body that is not a JSON-RPC message'
+      : `JSON that holds no response to this request (id ${JSON.stringify(id)})`;
   return new HttpError(
     'invalid_body',
-    `${answered(statusError, init)} with JSON that holds no response to this request (id ${JSON.stringify(id)})${statusError.details.bodyExcerpt ? `: ${statusError.details.bodyExcerpt}` : ''}`,
+    `${answered(statusError, init)} with ${what}${quote ? `: ${quote}` : ''}`,
     statusError.details,
     { server },
   );
@@ -90,16 +84,4 @@ export function authorizationNeeded(
     statusError.details,
     { server },
   );
-}
-
-/**
- * A legacy request the server refused with 404 for our expired MCP-Session-Id: it never ran, so
- * the Client may send it once more on the next session (marked for it).
- */
-export function refusedForExpiredSession(
-  status: number,
-  server: string | undefined,
-  method: string,
-): ConnectionClosedError {
-  return markNotRun(new ConnectionClosedError({ type: 'session_expired', status }, { server, method }));
 }

@@ -1,9 +1,10 @@
 import type { Readable } from 'node:stream';
 import { classify, isRequestId } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/messages.js';
+import { redact } from '../transport.js';
 
 /** How much of an error body is read to quote it; the rest is discarded unread. */
-export const ERROR_BODY_BYTES = 16 * 1024;
+const ERROR_BODY_BYTES = 16 * 1024;
 /** How long a quoted body excerpt may be, in characters. */
 export const EXCERPT_CHARS = 200;
 
@@ -32,8 +33,7 @@ export function drain(body: Readable): void {
 
 /** The media type of a Content-Type value, lowercased, without parameters. */
 export function mediaType(value: string | string[] | undefined): string {
-  const text = Array.isArray(value) ? value[0] : value;
-  return (text ?? '').split(';')[0]!.trim().toLowerCase();
+  return (headerString(value) ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 export function headerString(value: string | string[] | undefined): string | undefined {
@@ -104,22 +104,22 @@ export function readBounded(
   });
 }
 
-/** Reads up to `limit` bytes of a body to quote it, then drops the rest (no error for a long body). */
-export async function readPrefix(body: Readable, limit = ERROR_BODY_BYTES): Promise<Buffer> {
+/** Reads up to ERROR_BODY_BYTES of a body to quote it, then drops the rest (no error for a long body). */
+export async function readPrefix(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       size += chunk.length;
-      if (size >= limit) break;
+      if (size >= ERROR_BODY_BYTES) break;
     }
   } catch {
     // A body that fails half-way is quoted as far as it came.
   } finally {
     discard(body);
   }
-  return Buffer.concat(chunks, size).subarray(0, limit);
+  return Buffer.concat(chunks, size).subarray(0, ERROR_BODY_BYTES);
 }
 
 /**
@@ -141,15 +141,6 @@ export function excerpt(body: Buffer | string, type: string, secrets: readonly s
   text = redact(text, secrets);
   text = text.replace(/[\x00-\x1f\x7f\s]+/g, ' ').trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 3)}...` : text;
-}
-
-/** Replaces each secret value (longest first, so a prefix never leaves a tail) with `[Secret]`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length > 0) result = result.split(secret).join('[Secret]');
-  }
-  return result;
 }
 
 /**

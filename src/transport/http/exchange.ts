@@ -1,21 +1,8 @@
-import { HttpError } from '../../errors.js';
+import { ConnectionClosedError, HttpError } from '../../errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/messages.js';
-import {
-  authorizationNeeded,
-  bodyError,
-  invalidBody,
-  refusedForExpiredSession,
-  unanswered,
-} from './answer-errors.js';
-import {
-  discard,
-  drain,
-  ERROR_BODY_BYTES,
-  headerString,
-  mediaType,
-  readBounded,
-  readPrefix,
-} from './body.js';
+import { markNotRun } from '../transport.js';
+import { authorizationNeeded, bodyError, invalidBody } from './answer-errors.js';
+import { discard, drain, headerString, mediaType, readBounded, readPrefix } from './body.js';
 import type { ExchangeAbort } from './exchange-abort.js';
 import { modernVersionOf } from './headers.js';
 import { type LegacyHttpSession, resumeStream, type StreamIo } from './legacy-session.js';
@@ -149,10 +136,7 @@ async function answerJson(
   const delivered = host.deliverJson(body, exchange, true);
   if (delivered && !host.isPending(exchange)) return;
   const error = await host.requester.statusError(response, init, body);
-  host.fail(
-    exchange,
-    delivered ? unanswered(error, init, exchange.id, host.name) : invalidBody(error, init, host.name),
-  );
+  host.fail(exchange, invalidBody(error, init, delivered ? exchange.id : undefined, host.name));
 }
 
 /**
@@ -175,11 +159,16 @@ async function answerError(
     message.method !== 'initialize'
   ) {
     discard(response.body);
-    host.fail(exchange, refusedForExpiredSession(status, host.name, message.method));
+    // It never ran, so the Client may send it once more on the next session.
+    const refused = new ConnectionClosedError(
+      { type: 'session_expired', status },
+      { server: host.name, method: message.method },
+    );
+    host.fail(exchange, markNotRun(refused));
     host.streamIo().expired(status);
     return;
   }
-  const body = await readPrefix(response.body, ERROR_BODY_BYTES);
+  const body = await readPrefix(response.body);
   if (status === 401 && !hasCredentials(host.options)) {
     const error = await host.requester.statusError(response, init, body);
     host.fail(exchange, authorizationNeeded(error, init, host.keyPrefix, host.name));

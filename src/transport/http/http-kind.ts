@@ -3,9 +3,6 @@ import type { DiscoveryRules, TransportKind } from '../transport.js';
 import { HttpTransport } from './http-transport.js';
 import { hasCredentials, httpOptionsOf, resolveHttpSnapshot } from './options.js';
 
-/** How long the era probe waits over HTTP, ms: every answer belongs to its request, so only a stalled server is slower. */
-export const HTTP_PROBE_TIMEOUT = 10_000;
-
 /**
  * Over HTTP, era detection follows the digest's ladder (§2.7): a DiscoverResult or a recognised
  * modern error means modern; a JSON-RPC error or a 4xx with no recognised modern body (400, 404,
@@ -13,7 +10,8 @@ export const HTTP_PROBE_TIMEOUT = 10_000;
  * the era, so the attempt fails (and is retried; an AuthError is final). Silence is a stalled server, not a legacy one.
  */
 export const HTTP_DISCOVERY: DiscoveryRules = {
-  probeTimeout: HTTP_PROBE_TIMEOUT,
+  // Every answer belongs to its request, so only a stalled server is slower.
+  probeTimeout: 10_000,
   probeTimeoutMeansLegacy: false,
   // A failed authorization says nothing about the era either (and initialize would only ask again).
   probeErrorMeansLegacy: (error) =>

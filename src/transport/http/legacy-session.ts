@@ -54,6 +54,24 @@ function streamHeaders(session: LegacyHttpSession, state: StreamState): Record<s
 }
 
 /**
+ * Whether a GET answer is the event stream asked for. Any other is dropped: a 404 to our session
+ * id ends the session, anything else is logged as `refusal`.
+ */
+function isEventStream(
+  response: HttpResponse,
+  session: LegacyHttpSession,
+  io: StreamIo,
+  refusal: string,
+): boolean {
+  const type = mediaType(response.headers['content-type']);
+  if (response.status === 200 && type === 'text/event-stream') return true;
+  discard(response.body);
+  if (response.status === 404 && session.sessionId !== undefined) io.expired(response.status);
+  else debug('%s: %s (HTTP %d %s)', io.name, refusal, response.status, type || 'no type');
+  return false;
+}
+
+/**
  * The optional standalone GET stream for server requests and notifications. A 405 (or, without
  * an issued session id, a 404 or 400) means the server offers none; a 404 to our session id
  * means the session is over. A stream the server ends is reopened after its `retry:` delay,
@@ -77,17 +95,7 @@ export async function runStandaloneStream(
       await sleep(retryDelay(state), undefined, { signal }).catch(() => {});
       continue;
     }
-    const type = mediaType(response.headers['content-type']);
-    if (response.status === 404 && session.sessionId !== undefined) {
-      discard(response.body);
-      io.expired(response.status);
-      return;
-    }
-    if (response.status !== 200 || type !== 'text/event-stream') {
-      discard(response.body);
-      debug('%s: no standalone GET stream (HTTP %d %s)', io.name, response.status, type || 'no type');
-      return;
-    }
+    if (!isEventStream(response, session, io, 'no standalone GET stream')) return;
     const events = await io.consume(response, state);
     if (signal.aborted) return;
     idle = events > 0 ? 0 : idle + 1;
@@ -118,16 +126,7 @@ export async function resumeStream(
       debug('%s: resuming a stream failed: %s', io.name, (error as Error).message);
       continue;
     }
-    if (response.status === 404 && session.sessionId !== undefined) {
-      discard(response.body);
-      io.expired(response.status);
-      return false;
-    }
-    if (response.status !== 200 || mediaType(response.headers['content-type']) !== 'text/event-stream') {
-      discard(response.body);
-      debug('%s: the server refused to resume a stream (HTTP %d)', io.name, response.status);
-      return false;
-    }
+    if (!isEventStream(response, session, io, 'the server refused to resume a stream')) return false;
     await io.consume(response, state);
     if (answered()) return true;
   }

@@ -81,7 +81,13 @@ export async function openLegacySse(options: LegacySseOptions): Promise<LegacySs
   return new Promise<LegacySseChannel>((resolve, reject) => {
     let channel: LegacySseChannel | undefined;
     const body = response.body as Readable;
-    const fail = (error: HttpError) => {
+    const fail = (kind: HttpError['kind'], detail: string, limit?: number) => {
+      const error = new HttpError(
+        kind,
+        `GET ${displayUrl(url)}${detail}`,
+        { url: displayUrl(url), status: response.status, ...(limit === undefined ? {} : { limit }) },
+        { server: name },
+      );
       clearTimeout(timer);
       stream.abort(error);
       discard(body);
@@ -91,12 +97,8 @@ export async function openLegacySse(options: LegacySseOptions): Promise<LegacySs
     const timer = setTimeout(
       () =>
         fail(
-          new HttpError(
-            'timeout',
-            `GET ${displayUrl(url)} opened an event stream but sent no endpoint event within ${options.endpointTimeout} ms`,
-            { url: displayUrl(url), status: response.status },
-            { server: name },
-          ),
+          'timeout',
+          ` opened an event stream but sent no endpoint event within ${options.endpointTimeout} ms`,
         ),
       options.endpointTimeout,
     );
@@ -105,12 +107,8 @@ export async function openLegacySse(options: LegacySseOptions): Promise<LegacySs
         if (!channel) {
           if (event.event !== 'endpoint') {
             fail(
-              new HttpError(
-                'invalid_body',
-                `GET ${displayUrl(url)}: the event stream did not start with an endpoint event, so this is not an MCP server`,
-                { url: displayUrl(url), status: response.status },
-                { server: name },
-              ),
+              'invalid_body',
+              ': the event stream did not start with an endpoint event, so this is not an MCP server',
             );
             return;
           }
@@ -119,12 +117,8 @@ export async function openLegacySse(options: LegacySseOptions): Promise<LegacySs
             : undefined;
           if (!endpoint || endpoint.origin !== url.origin) {
             fail(
-              new HttpError(
-                'foreign_endpoint',
-                `GET ${displayUrl(url)}: the HTTP+SSE endpoint event names ${endpoint ? endpoint.origin : 'no valid URL'}, not ${url.origin}; refusing to send anything there`,
-                { url: displayUrl(url), status: response.status },
-                { server: name },
-              ),
+              'foreign_endpoint',
+              `: the HTTP+SSE endpoint event names ${endpoint ? endpoint.origin : 'no valid URL'}, not ${url.origin}; refusing to send anything there`,
             );
             return;
           }
@@ -152,24 +146,13 @@ export async function openLegacySse(options: LegacySseOptions): Promise<LegacySs
       onRetry: () => {},
       onTooLarge: (limit) =>
         fail(
-          new HttpError(
-            'message_too_large',
-            `GET ${displayUrl(url)}: an HTTP+SSE event is larger than maxMessageBytes (${limit} bytes)`,
-            { url: displayUrl(url), status: response.status, limit },
-            { server: name },
-          ),
+          'message_too_large',
+          `: an HTTP+SSE event is larger than maxMessageBytes (${limit} bytes)`,
+          limit,
         ),
     });
     const ended = () => {
-      if (signal.aborted) return;
-      fail(
-        new HttpError(
-          'stream_broken',
-          `GET ${displayUrl(url)}: the HTTP+SSE event stream ended`,
-          { url: displayUrl(url), status: response.status },
-          { server: name },
-        ),
-      );
+      if (!signal.aborted) fail('stream_broken', ': the HTTP+SSE event stream ended');
     };
     body.on('data', (chunk: Buffer) => reader.push(chunk));
     body.once('end', ended);

@@ -110,34 +110,25 @@ export function resolveHttpSnapshot(input: Record<string, unknown>, prefix: stri
   const allowInsecure =
     input.allowInsecure != null && booleanOption(input.allowInsecure, at(prefix, 'allowInsecure'));
   const oauth = isOAuthOptions(input.auth);
+  const positive = (name: keyof typeof HTTP_DEFAULTS, unit: string): number =>
+    input[name] == null ? HTTP_DEFAULTS[name] : integerOption(input[name], at(prefix, name), unit, 1);
   return {
     url: normalizeUrl(input.url, at(prefix, 'url'), allowInsecure),
     headers: input.headers == null ? NO_HEADERS : normalizeHeaders(input.headers, at(prefix, 'headers')),
     bearer: oauth || input.auth === undefined ? undefined : normalizeAuth(input.auth, at(prefix, 'auth')),
     oauth: oauth ? resolveOAuthOptions(input.auth, at(prefix, 'auth')) : undefined,
-    maxMessageBytes:
-      input.maxMessageBytes == null
-        ? HTTP_DEFAULTS.maxMessageBytes
-        : integerOption(input.maxMessageBytes, at(prefix, 'maxMessageBytes'), 'bytes', 1),
+    maxMessageBytes: positive('maxMessageBytes', 'bytes'),
     legacySse: input.legacySse == null || booleanOption(input.legacySse, at(prefix, 'legacySse')),
     allowInsecure,
-    headersTimeout:
-      input.headersTimeout == null
-        ? HTTP_DEFAULTS.headersTimeout
-        : integerOption(input.headersTimeout, at(prefix, 'headersTimeout'), 'ms', 1),
-    bodyTimeout:
-      input.bodyTimeout == null
-        ? HTTP_DEFAULTS.bodyTimeout
-        : integerOption(input.bodyTimeout, at(prefix, 'bodyTimeout'), 'ms', 1),
+    headersTimeout: positive('headersTimeout', 'ms'),
+    bodyTimeout: positive('bodyTimeout', 'ms'),
   };
 }
 
 function normalizeUrl(value: unknown, key: string, allowInsecure: boolean): URL {
-  let url: URL;
-  const parsed =
+  const url =
     value instanceof URL ? new URL(value.href) : typeof value === 'string' ? URL.parse(value) : null;
-  if (!parsed) throw new ConfigError(key, `${key} must be an absolute http(s) URL, got ${describe(value)}`);
-  url = parsed;
+  if (!url) throw new ConfigError(key, `${key} must be an absolute http(s) URL, got ${describe(value)}`);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError(key, `${key} must use https: (or http: to a loopback host), got ${url.protocol}`);
   }
@@ -179,11 +170,7 @@ function normalizeHeaders(value: unknown, key: string): Array<readonly [string, 
     if (seen.has(lower))
       throw new ConfigError(where, `${where}: ${name} is given twice (header names ignore case)`);
     seen.add(lower);
-    if (isSecret(headerValue)) {
-      result.push([name, headerValue]);
-      continue;
-    }
-    if (typeof headerValue !== 'string' || /[\0\r\n]/.test(headerValue)) {
+    if (!isSecret(headerValue) && (typeof headerValue !== 'string' || /[\0\r\n]/.test(headerValue))) {
       throw new ConfigError(
         where,
         `${where} must be a string without CR, LF or NUL, or a Secret, got ${describe(headerValue)}`,
@@ -194,8 +181,7 @@ function normalizeHeaders(value: unknown, key: string): Array<readonly [string, 
   return result;
 }
 
-function normalizeAuth(value: unknown, key: string): HeaderValue | undefined {
-  if (value === undefined) return undefined;
+function normalizeAuth(value: unknown, key: string): HeaderValue {
   const input = ownProperties(value, key);
   rejectUnknownKeys(input, ['bearer'], key);
   const bearer = input.bearer;

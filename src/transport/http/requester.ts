@@ -70,7 +70,6 @@ export function displayUrl(url: URL): string {
  * only within the origin, and turns every failure into an HttpError that names no credential.
  */
 export class Requester {
-  readonly #undici: Undici;
   readonly #dispatcher: Dispatcher;
   readonly #origin: string;
   readonly #baseHeaders: Record<string, string>;
@@ -92,7 +91,6 @@ export class Requester {
       auth?: HttpAuthorization | undefined;
     },
   ) {
-    this.#undici = deps.undici;
     const endpoint = options.endpoint;
     this.#origin = endpoint.origin;
     this.#baseHeaders = options.baseHeaders;
@@ -104,7 +102,7 @@ export class Requester {
     // Without a proxy, the origin's own Pool: every request of a transport goes to its endpoint's
     // origin (redirects elsewhere are refused, #dispatch checks).
     this.#dispatcher = (PROXY_VARIABLES[endpoint.protocol] ?? []).some((name) => env[name])
-      ? new this.#undici.EnvHttpProxyAgent({
+      ? new deps.undici.EnvHttpProxyAgent({
           headersTimeout: options.headersTimeout,
           bodyTimeout: 0,
           httpProxy: env.HTTP_PROXY ?? env.http_proxy,
@@ -112,7 +110,7 @@ export class Requester {
           noProxy: env.NO_PROXY ?? env.no_proxy,
         })
       : // Its timeouts are given with each request (#dispatch), which undici reads before a pool's.
-        new this.#undici.Pool(this.#origin);
+        new deps.undici.Pool(this.#origin);
   }
 
   /** Values cut out of any quoted body: the Secrets of the headers, and every OAuth credential. */
@@ -183,35 +181,15 @@ export class Requester {
     drain(response.body);
     const next = location && URL.canParse(location, target.href) ? new URL(location, target) : undefined;
     const method = init.method;
-    if (!next) {
-      throw this.#error(
-        'redirect',
-        `${method} ${displayUrl(target)} answered ${status} without a usable Location`,
-        target,
-        init,
-        status,
-      );
-    }
-    if (next.origin !== this.#origin) {
-      throw this.#error(
-        'redirect',
-        `${method} ${displayUrl(target)} was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`,
-        target,
-        init,
-        status,
-      );
-    }
     const keepsMethod = status === 307 || status === 308 || method === 'GET';
-    if (!keepsMethod || hop + 1 >= MAX_REDIRECTS) {
-      throw this.#error(
-        'redirect',
-        `${method} ${displayUrl(target)} was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`,
-        target,
-        init,
-        status,
-      );
-    }
-    return next;
+    let problem: string;
+    if (!next) problem = `answered ${status} without a usable Location`;
+    else if (next.origin !== this.#origin)
+      problem = `was redirected (${status}) to another origin, ${next.origin}; not followed, so no header left ${this.#origin}`;
+    else if (!keepsMethod || hop + 1 >= MAX_REDIRECTS)
+      problem = `was redirected (${status}) ${keepsMethod ? `more than ${MAX_REDIRECTS} times` : 'with a change of method'}; not followed`;
+    else return next;
+    throw this.#error('redirect', `${method} ${displayUrl(target)} ${problem}`, target, init, status);
   }
 
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { EventSourceParser, ParserCallbacks } from 'eventsource-parser';
+import type { EventSourceMessage, EventSourceParser, ParserCallbacks } from 'eventsource-parser';
 
 /** What an event stream said about resuming it: the last event id and the `retry:` delay. */
 export interface StreamState {
@@ -8,15 +8,8 @@ export interface StreamState {
   retry?: number;
 }
 
-/** One dispatched server-sent event. */
-export interface SseEvent {
-  readonly id?: string | undefined;
-  readonly event?: string | undefined;
-  readonly data: string;
-}
-
 export interface SseHandlers {
-  onEvent(event: SseEvent): void;
+  onEvent(event: EventSourceMessage): void;
   /** The server's `retry:` field, ms. */
   onRetry(ms: number): void;
   /** An event (or a line of one) grew past the cap; the stream must be dropped. */
@@ -62,11 +55,6 @@ export class SseReader {
         if ((error as { type?: string }).type === 'max-buffer-size-exceeded') this.#fail();
       },
     });
-  }
-
-  /** True once the cap was hit; nothing more is dispatched. */
-  get failed(): boolean {
-    return this.#failed;
   }
 
   push(chunk: Buffer): void {

@@ -93,8 +93,3 @@ export function secretValues(
   // Longest first, so a secret that contains another is hidden whole.
   return values.sort((a, b) => b.length - a.length);
 }
-
-/** `text` with every occurrence of each secret value replaced by `[Secret]`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  return secrets.reduce((result, secret) => result.split(secret).join('[Secret]'), text);
-}

@@ -2,6 +2,7 @@ import { type Classified, parseMessage } from '../../jsonrpc/classify.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
+const NO_BYTES = Buffer.alloc(0);
 
 export type ValidMessage = Exclude<Classified, { kind: 'invalid' }>;
 
@@ -62,11 +63,7 @@ export class Framer {
 
   /** The stream ended: a last line without a newline is still read. */
   end(): void {
-    if (this.#stopped || this.#heldBytes === 0) return;
-    const line = Buffer.concat(this.#held, this.#heldBytes);
-    this.#held = [];
-    this.#heldBytes = 0;
-    this.#line(line, 0, line.length);
+    if (!this.#stopped && this.#heldBytes > 0) this.#completeLine(NO_BYTES, 0, 0);
   }
 
   /** Stops for good and lets go of any held bytes. */

@@ -128,6 +128,8 @@ export function resolveStdioOptions(
   // Only an absent option (undefined) takes the default: null is a wrong value like any other.
   const given = (name: (typeof STDIO_KEYS)[number], fallback: unknown): unknown =>
     input[name] === undefined ? fallback : input[name];
+  const count = (name: 'maxMessageBytes' | 'maxJunkLines' | 'maxWriteQueueBytes', unit: string, min = 0) =>
+    integerOption(given(name, STDIO_DEFAULTS[name]), at(prefix, name), unit, min);
   return {
     command: normalizeCommand(input.command, at(prefix, 'command'), platform, pathExt),
     args: normalizeArgs(given('args', []), at(prefix, 'args')),
@@ -136,23 +138,9 @@ export function resolveStdioOptions(
     stderr: normalizeStderr(given('stderr', 'inherit'), at(prefix, 'stderr'), platform),
     stderrTail: normalizeStderrTail(given('stderrTail', STDIO_DEFAULTS.stderrTail), at(prefix, 'stderrTail')),
     allowBatchFiles: booleanOption(given('allowBatchFiles', false), at(prefix, 'allowBatchFiles')),
-    maxMessageBytes: integerOption(
-      given('maxMessageBytes', STDIO_DEFAULTS.maxMessageBytes),
-      at(prefix, 'maxMessageBytes'),
-      'bytes',
-      1,
-    ),
-    maxJunkLines: integerOption(
-      given('maxJunkLines', STDIO_DEFAULTS.maxJunkLines),
-      at(prefix, 'maxJunkLines'),
-      'lines',
-    ),
-    maxWriteQueueBytes: integerOption(
-      given('maxWriteQueueBytes', STDIO_DEFAULTS.maxWriteQueueBytes),
-      at(prefix, 'maxWriteQueueBytes'),
-      'bytes',
-      1,
-    ),
+    maxMessageBytes: count('maxMessageBytes', 'bytes', 1),
+    maxJunkLines: count('maxJunkLines', 'lines'),
+    maxWriteQueueBytes: count('maxWriteQueueBytes', 'bytes', 1),
     stdinGrace: durationOption(given('stdinGrace', STDIO_DEFAULTS.stdinGrace), at(prefix, 'stdinGrace')),
     termGrace: durationOption(given('termGrace', STDIO_DEFAULTS.termGrace), at(prefix, 'termGrace')),
   };

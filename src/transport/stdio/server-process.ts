@@ -1,8 +1,8 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { channels, debug } from '../../diagnostics.js';
-import { trackLiveServer, untrackLiveServer } from './exit-hook.js';
+import type { ResolvedStdioOptions } from './options.js';
 import { groupIsEmpty, signalGroup } from './process-group.js';
-import { runShutdown, shutdownPlan } from './shutdown.js';
+import { runShutdown, shutdownPlan, windowsProcessKill, windowsTreeKill } from './shutdown.js';
 
 /** How the server process ended. Both null when it never started. */
 export interface ExitStatus {
@@ -10,14 +10,10 @@ export interface ExitStatus {
   signal: string | null;
 }
 
-export interface ServerProcessContext {
-  /** A label for telemetry and logs (a Client passes its name). */
+/** The server's graces (StdioOptions), platform, and label for telemetry and logs (a Client passes its name). */
+export interface ServerProcessContext extends Pick<ResolvedStdioOptions, 'stdinGrace' | 'termGrace'> {
   readonly name: string | undefined;
   readonly platform: NodeJS.Platform;
-  /** Time to exit after stdin is closed, before SIGTERM, ms. */
-  readonly stdinGrace: number;
-  /** Time to exit after SIGTERM, before SIGKILL, ms. */
-  readonly termGrace: number;
 }
 
 /**
@@ -111,4 +107,40 @@ export class ServerProcess {
       void this.#leaderExited.then(() => resolve(true));
     });
   }
+}
+
+/** Process groups (POSIX) or root pids (Windows) of servers that may still run, and their platform. */
+const live = new Map<number, NodeJS.Platform>();
+
+/**
+ * If this process exits while servers still run (`process.exit()`, an uncaught exception), kill
+ * them synchronously so none is orphaned. An exit hook can only do synchronous work, hence
+ * SIGKILL rather than the graceful escalation (Windows: taskkill /T /F, or /F on the pid when the
+ * tree kill fails). A SIGKILL of this process cannot be caught at all.
+ */
+function killAllOnExit(): void {
+  for (const [id, platform] of live) {
+    try {
+      if (platform === 'win32') {
+        for (const { file, args } of [windowsTreeKill(id), windowsProcessKill(id)]) {
+          if (spawnSync(file, args, { stdio: 'ignore', windowsHide: true }).status === 0) break;
+        }
+      } else {
+        process.kill(-id, 'SIGKILL');
+      }
+    } catch {
+      // Already gone.
+    }
+  }
+  live.clear();
+}
+
+/** The exit hook is installed exactly while some server may still run. */
+function trackLiveServer(id: number, platform: NodeJS.Platform): void {
+  if (live.size === 0) process.on('exit', killAllOnExit);
+  live.set(id, platform);
+}
+
+function untrackLiveServer(id: number): void {
+  if (live.delete(id) && live.size === 0) process.removeListener('exit', killAllOnExit);
 }

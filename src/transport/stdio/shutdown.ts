@@ -11,7 +11,7 @@ export type ShutdownStep =
    * Windows: run a command directly (no shell) that kills the process tree; if it fails while the
    * process still runs, run `fallback` (which kills the process alone).
    */
-  | { kind: 'run'; file: string; args: readonly string[]; fallback?: Command };
+  | { kind: 'run'; file: string; args: readonly string[]; fallback: Command };
 
 /** A program and its arguments, run directly (no shell). */
 export interface Command {
@@ -48,8 +48,7 @@ export function shutdownPlan(
 ): ShutdownStep[] {
   const steps: ShutdownStep[] = [{ kind: 'close-stdin' }, { kind: 'wait', ms: graces.stdinGrace }];
   if (platform === 'win32') {
-    const kill = windowsTreeKill(pid);
-    steps.push({ kind: 'run', file: kill.file, args: kill.args, fallback: windowsProcessKill(pid) });
+    steps.push({ kind: 'run', ...windowsTreeKill(pid), fallback: windowsProcessKill(pid) });
   } else {
     steps.push({ kind: 'signal-group', signal: 'SIGTERM' }, { kind: 'wait', ms: graces.termGrace });
     steps.push({ kind: 'signal-group', signal: 'SIGKILL' });
@@ -110,7 +109,7 @@ export async function runShutdown(steps: readonly ShutdownStep[], target: Shutdo
         target.signalGroup(step.signal);
         break;
       case 'run':
-        if (!(await target.run(step.file, step.args)) && step.fallback && !target.isGone()) {
+        if (!(await target.run(step.file, step.args)) && !target.isGone()) {
           await target.run(step.fallback.file, step.fallback.args);
         }
         break;

@@ -4,8 +4,9 @@ import type { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { debug } from '../../diagnostics.js';
 import { ConfigError, SpawnError } from '../../errors.js';
+import { redact } from '../transport.js';
 import { batchFileLaunch } from './batch-launch.js';
-import { buildEnvironment, getVariable, redact, secretValues } from './environment.js';
+import { buildEnvironment, getVariable, secretValues } from './environment.js';
 import { execFindsWhatWeWould, hasPathSeparator, isBatchFile, resolveExecutable } from './executable.js';
 import type { ResolvedStdioOptions } from './options.js';
 import { StderrTail } from './stderr-tail.js';
@@ -42,23 +43,8 @@ export async function spawnServer(
   context: SpawnContext,
 ): Promise<SpawnedServer> {
   const { name, keyPrefix, platform, parentEnv, cwd } = context;
-  let env: Record<string, string>;
-  try {
-    env = await buildEnvironment(parentEnv, options.env, platform, { server: name, keyPrefix });
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new SpawnError(
-      `the environment could not be built: ${(error as Error).message}`,
-      options.command,
-      false,
-      {
-        server: name,
-        cause: error,
-      },
-    );
-  }
   // No Secret's value (PATH itself may be one) may reach a message, a cause or a close reason.
-  const secrets = secretValues(env, options.env, platform);
+  let secrets: readonly string[] = [];
   const fail = (message: string, cause?: unknown, retryable = false) => {
     const safeCause = cause !== undefined && redact(inspect(cause), secrets) === inspect(cause);
     return new SpawnError(redact(message, secrets), options.command, retryable, {
@@ -66,6 +52,14 @@ export async function spawnServer(
       ...(safeCause ? { cause } : {}),
     });
   };
+  let env: Record<string, string>;
+  try {
+    env = await buildEnvironment(parentEnv, options.env, platform, { server: name, keyPrefix });
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw fail(`the environment could not be built: ${(error as Error).message}`, error);
+  }
+  secrets = secretValues(env, options.env, platform);
   const pathValue = getVariable(env, 'PATH', platform);
   const pathExt = getVariable(env, 'PATHEXT', platform);
   // Where the command is, or why it cannot start, named as the user can fix it: the cwd gone,

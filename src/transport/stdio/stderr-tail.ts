@@ -1,4 +1,4 @@
-import { redact } from './environment.js';
+import { redact } from '../transport.js';
 
 /**
  * The last bytes a server wrote to stderr, for close reasons ("failed to start" with the reason).

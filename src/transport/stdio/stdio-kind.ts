@@ -2,16 +2,13 @@ import type { DiscoveryRules, TransportKind } from '../transport.js';
 import { resolveStdioOptions, type StdioOptions } from './options.js';
 import { StdioTransport } from './stdio-transport.js';
 
-/** How long the era probe waits on stdio before trying `initialize`, ms. */
-export const STDIO_PROBE_TIMEOUT = 3000;
-
 /**
  * A legacy stdio server either stays silent until `initialize`, answers the probe with some
  * error (-32601, -32600...), or exits: over stdio every failure to answer as a modern server
  * means legacy.
  */
 export const STDIO_DISCOVERY: DiscoveryRules = {
-  probeTimeout: STDIO_PROBE_TIMEOUT,
+  probeTimeout: 3000,
   probeTimeoutMeansLegacy: true,
   probeErrorMeansLegacy: () => true,
   closeDuringProbeMeansLegacy: true,

@@ -5,8 +5,7 @@ import { parseMessage } from '../../jsonrpc/classify.js';
 import type { JsonRpcMessage } from '../../jsonrpc/messages.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import { SafeEmitter } from '../../user-code.js';
-import type { CloseReason, Transport, TransportEvents } from '../transport.js';
-import { redact } from './environment.js';
+import { type CloseReason, redact, type Transport, type TransportEvents } from '../transport.js';
 import { Framer } from './framer.js';
 import { type ResolvedStdioOptions, resolveStdioOptions, type StdioOptions } from './options.js';
 import { type ExitStatus, ServerProcess } from './server-process.js';
@@ -153,7 +152,6 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
    * its own, and `exited` tells when it is over. Messages sent before close() are still written.
    */
   close(): Promise<void> {
-    if (this.#state === 'closed') return Promise.resolve();
     if (this.#state === 'new') {
       this.#state = 'closed';
       this.#closeReason = { type: 'closed' };
@@ -201,16 +199,8 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
       },
       onFatal: (reason) => this.#closeWith(reason),
     });
-    const server = new ServerProcess(
-      child,
-      {
-        name: this.#name,
-        platform: this.#platform,
-        stdinGrace: options.stdinGrace,
-        termGrace: options.termGrace,
-      },
-      () => this.#onExit(),
-    );
+    const context = { ...options, name: this.#name, platform: this.#platform };
+    const server = new ServerProcess(child, context, () => this.#onExit());
     const running: Running = { child, server, framer, writeQueue, stderrTail };
     this.#running = running;
     child.stdout.on('data', (chunk: Buffer) => {
