@@ -118,10 +118,8 @@ test('no module keeps mutable state across instances, but the memo of a lazily l
   const lazyImports = /^let (loading|loaded|library)\b/;
   // Compiled JSON Schemas are a memo of a pure function, by the schema's text, bounded: one
   // compilation per schema per process, whichever client listed it.
-  // The exit hook is installed once per process, not per transport.
   const allowed = new Set([
     'protocol/schema-validation.ts: let compilations = 0;',
-    'transport/stdio/exit-hook.ts: let installed = false;',
   ]);
   for (const file of files) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
