@@ -110,13 +110,6 @@ export function requestOptions(oauth: OAuth, url: string | URL, context: AuthCon
   };
 }
 
-export interface FetchedJson {
-  readonly status: number;
-  readonly json: Record<string, unknown> | undefined;
-  /** The response itself, its body unread when `json` is undefined; for oauth4webapi's processors. */
-  readonly response: Response;
-}
-
 /**
  * GET (or POST) a JSON document from an authorization or resource server. Redirects are not
  * followed (a metadata document that moves to another origin is a document we must not trust).
