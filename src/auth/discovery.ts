@@ -187,18 +187,12 @@ export async function fetchAuthorizationServer(
       if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
         mismatch = new AuthError(
           'discovery',
-          `the authorization server metadata at ${displayUrl(url)} names another issuer than ${issuer}; it was not used (RFC 8414 §3.3)`,
+          `${metadataAt(url)} names another issuer than ${issuer}; it was not used (RFC 8414 §3.3)`,
           { server: context.server },
         );
         continue;
       }
-      throw toAuthError(
-        oauth,
-        error,
-        'discovery',
-        `the authorization server metadata at ${displayUrl(url)}`,
-        context,
-      );
+      throw toAuthError(oauth, error, 'discovery', metadataAt(url), context);
     }
   }
   throw (
@@ -211,6 +205,10 @@ export async function fetchAuthorizationServer(
       { server: context.server },
     )
   );
+}
+
+function metadataAt(url: URL): string {
+  return `the authorization server metadata at ${displayUrl(url)}`;
 }
 
 function checkEndpoints(as: AuthorizationServer, context: AuthContext): AuthorizationServer {
@@ -245,13 +243,7 @@ async function discoverLegacy(
       const as = checkEndpoints(await oauth.processDiscoveryResponse(expected, replay), context);
       return { resource, issuer: as.issuer, as, scopesSupported: undefined, via: 'legacy-metadata' };
     } catch (error) {
-      throw toAuthError(
-        oauth,
-        error,
-        'discovery',
-        `the authorization server metadata at ${displayUrl(url)}`,
-        context,
-      );
+      throw toAuthError(oauth, error, 'discovery', metadataAt(url), context);
     }
   }
   await response.body?.cancel();
