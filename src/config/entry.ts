@@ -193,12 +193,11 @@ export function buildTransport(
       ...(template.oauth ? { auth: buildOAuth(template.oauth, answers, directory) } : {}),
     };
   }
-  const spec: ConfigTransport = {
+  return {
     type: 'stdio',
     command: join(template.command),
     args: template.args.map(join),
     env: secrets(template.env),
     ...(template.cwd ? { cwd: path.resolve(directory, join(template.cwd)) } : {}),
   };
-  return spec;
 }
