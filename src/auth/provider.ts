@@ -8,7 +8,7 @@ import { clientCredentials, type IssuedTokens, jwtBearer, refresh, refreshAt } f
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
-import { authorizeReplacingRefusedClient, isClientRefusal, refusalNamed } from './refused-client.js';
+import { authorizeReplacingRefusedClient, dropRefusedClient, isClientRefusal } from './refused-client.js';
 import { type ClientIdentity, existingClient, resolveClient } from './registration.js';
 import { type StoredTokens, tokensKey } from './token-store.js';
 
@@ -265,7 +265,7 @@ export class OAuthProvider implements AuthProvider {
     } catch (error) {
       const { clientId } = this.#options;
       if (isClientRefusal(error) && clientId && this.#options.grant !== 'authorization_code')
-        throw this.#fail(await refusalNamed(found, this.#options, clientId, error, this.#context));
+        throw this.#fail(await dropRefusedClient(found, this.#options, clientId, error, this.#context));
       throw this.#fail(defaultEndpointsFailure(error, found, this.#endpoint, this.#context));
     }
     await this.#save(key, found, tokens, scopes.join(' '));
@@ -301,7 +301,7 @@ export class OAuthProvider implements AuthProvider {
           throw this.#fail(error);
         this.#emit({ event: 'failed', step: 'refresh', error: error.error });
         if (isClientRefusal(error) && client) {
-          const named = await refusalNamed(found, this.#options, client.clientId, error, this.#context);
+          const named = await dropRefusedClient(found, this.#options, client.clientId, error, this.#context);
           if (named) throw this.#fail(named);
         }
         const now = await this.#load(key);
