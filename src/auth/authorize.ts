@@ -15,18 +15,6 @@ interface PendingAuthorization {
   readonly redirectUri: string;
 }
 
-/** True when the metadata advertises S256 PKCE; a server that lists nothing is refused (MCP §PKCE). */
-export function checkPkce(found: Discovered, context: AuthContext): void {
-  const methods = found.as.code_challenge_methods_supported;
-  if (!Array.isArray(methods) || !methods.includes('S256')) {
-    throw new AuthError(
-      'authorization',
-      `the authorization server ${found.issuer} does not advertise PKCE with S256 (code_challenge_methods_supported is ${Array.isArray(methods) ? JSON.stringify(methods) : 'missing'}); refusing to authorize without it`,
-      { server: context.server },
-    );
-  }
-}
-
 /**
  * The authorization code flow with PKCE S256: registration (which needs the redirect URI), the
  * authorization URL shown through `onAuthorizationUrl`, the redirect caught by the caller or the
@@ -40,7 +28,15 @@ export async function authorizeWithCode(
   scopes: readonly string[],
   context: AuthContext,
 ): Promise<{ tokens: IssuedTokens; client: ClientIdentity }> {
-  checkPkce(found, context);
+  // A server that does not advertise S256 PKCE is refused (MCP §PKCE).
+  const methods = found.as.code_challenge_methods_supported;
+  if (!Array.isArray(methods) || !methods.includes('S256')) {
+    throw new AuthError(
+      'authorization',
+      `the authorization server ${found.issuer} does not advertise PKCE with S256 (code_challenge_methods_supported is ${Array.isArray(methods) ? JSON.stringify(methods) : 'missing'}); refusing to authorize without it`,
+      { server: context.server },
+    );
+  }
   const show = options.onAuthorizationUrl;
   if (!show) {
     throw new AuthError(

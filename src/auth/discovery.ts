@@ -119,7 +119,7 @@ async function findResourceMetadata(
   }
   candidates.push(...protectedResourceMetadataUrls(endpoint));
   for (const url of candidates) {
-    const response = await fetchDocument(url, 'discovery', context);
+    const response = await fetchDocument(url, context);
     if (response.status !== 200) {
       await response.body?.cancel();
       continue;
@@ -176,7 +176,7 @@ export async function fetchAuthorizationServer(
 ): Promise<AuthorizationServer> {
   let mismatch: AuthError | undefined;
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    const response = await fetchDocument(url, 'discovery', context);
+    const response = await fetchDocument(url, context);
     if (response.status !== 200) {
       await response.body?.cancel();
       continue;
@@ -187,18 +187,12 @@ export async function fetchAuthorizationServer(
       if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
         mismatch = new AuthError(
           'discovery',
-          `the authorization server metadata at ${displayUrl(url)} names another issuer than ${issuer}; it was not used (RFC 8414 §3.3)`,
+          `${metadataAt(url)} names another issuer than ${issuer}; it was not used (RFC 8414 §3.3)`,
           { server: context.server },
         );
         continue;
       }
-      throw toAuthError(
-        oauth,
-        error,
-        'discovery',
-        `the authorization server metadata at ${displayUrl(url)}`,
-        context,
-      );
+      throw toAuthError(oauth, error, 'discovery', metadataAt(url), context);
     }
   }
   throw (
@@ -211,6 +205,10 @@ export async function fetchAuthorizationServer(
       { server: context.server },
     )
   );
+}
+
+function metadataAt(url: URL): string {
+  return `the authorization server metadata at ${displayUrl(url)}`;
 }
 
 function checkEndpoints(as: AuthorizationServer, context: AuthContext): AuthorizationServer {
@@ -235,8 +233,8 @@ async function discoverLegacy(
 ): Promise<Discovered> {
   const base = endpoint.origin;
   const url = new URL('/.well-known/oauth-authorization-server', base);
-  const response = await fetchDocument(url, 'discovery', context, {
-    headers: { 'mcp-protocol-version': protocolVersion ?? NO_RESOURCE_METADATA_VERSION },
+  const response = await fetchDocument(url, context, {
+    'mcp-protocol-version': protocolVersion ?? NO_RESOURCE_METADATA_VERSION,
   });
   const resource = canonicalResource(endpoint);
   if (response.status === 200) {
@@ -245,13 +243,7 @@ async function discoverLegacy(
       const as = checkEndpoints(await oauth.processDiscoveryResponse(expected, replay), context);
       return { resource, issuer: as.issuer, as, scopesSupported: undefined, via: 'legacy-metadata' };
     } catch (error) {
-      throw toAuthError(
-        oauth,
-        error,
-        'discovery',
-        `the authorization server metadata at ${displayUrl(url)}`,
-        context,
-      );
+      throw toAuthError(oauth, error, 'discovery', metadataAt(url), context);
     }
   }
   await response.body?.cancel();

@@ -1,6 +1,8 @@
+import type { TokenStore } from './token-store.js';
+
 /**
- * Mutual exclusion inside this process: `critical` runs after every earlier holder of
- * (`owner`, `key`) has finished, whether it succeeded or failed.
+ * Mutual exclusion inside this process: `critical` runs after every earlier holder of `key`
+ * has finished, whether it succeeded or failed.
  */
 export class InProcessLocks {
   readonly #tails = new Map<string, Promise<unknown>>();
@@ -23,17 +25,12 @@ export class InProcessLocks {
 /** Locks for stores without a `lock` of their own, one set per store object. */
 const fallbackLocks = new WeakMap<object, InProcessLocks>();
 
-/** What entryLock needs of a store: an optional `lock` (see TokenStore.lock). */
-interface Lockable {
-  lock?<T>(key: string, critical: () => Promise<T>): Promise<T>;
-}
-
 /**
  * Runs `critical` holding the lock on one store entry: the store's own `lock` when it has one
  * (FileTokenStore's holds across processes), else a lock shared by everything in this process
  * that uses the same store object.
  */
-export function withEntryLock<T>(store: Lockable, key: string, critical: () => Promise<T>): Promise<T> {
+export function withEntryLock<T>(store: TokenStore, key: string, critical: () => Promise<T>): Promise<T> {
   if (typeof store.lock === 'function') return store.lock(key, critical);
   let locks = fallbackLocks.get(store);
   if (!locks) {

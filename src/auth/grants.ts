@@ -25,13 +25,28 @@ export function oauthClient(identity: ClientIdentity): OAuthClient {
   return { client_id: identity.clientId, token_endpoint_auth_method: identity.authMethod };
 }
 
-function tokenEndpoint(as: AuthorizationServer, step: AuthStep, context: AuthContext): string {
+/**
+ * One request to the token endpoint (`exchange` sends it and processes the answer), its tokens
+ * checked; any failure an AuthError of `step` naming `what`.
+ */
+async function tokenRequest(
+  oauth: OAuth,
+  as: AuthorizationServer,
+  step: AuthStep,
+  what: string,
+  context: AuthContext,
+  exchange: (endpoint: string) => Promise<TokenEndpointResponse>,
+): Promise<IssuedTokens> {
   if (!as.token_endpoint) {
     throw new AuthError(step, `the authorization server ${as.issuer} has no token_endpoint`, {
       server: context.server,
     });
   }
-  return as.token_endpoint;
+  try {
+    return issuedTokens(await exchange(as.token_endpoint), step, context);
+  } catch (error) {
+    throw toAuthError(oauth, error, step, what, context);
+  }
 }
 
 /** Checks a token response and records its credentials as secrets before anything can quote them. */
@@ -70,8 +85,8 @@ export async function redeemCode(
   verifier: string,
   context: AuthContext,
 ): Promise<IssuedTokens> {
-  const endpoint = tokenEndpoint(found.as, 'token', context);
-  try {
+  const what = `the token request to ${found.issuer}`;
+  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
     const response = await oauth.authorizationCodeGrantRequest(
       found.as,
       oauthClient(client),
@@ -81,14 +96,8 @@ export async function redeemCode(
       verifier,
       { ...requestOptions(oauth, endpoint, context), additionalParameters: { resource: found.resource } },
     );
-    return issuedTokens(
-      await oauth.processAuthorizationCodeResponse(found.as, oauthClient(client), response),
-      'token',
-      context,
-    );
-  } catch (error) {
-    throw toAuthError(oauth, error, 'token', `the token request to ${found.issuer}`, context);
-  }
+    return oauth.processAuthorizationCodeResponse(found.as, oauthClient(client), response);
+  });
 }
 
 /** Machine to machine: the client_credentials grant, with the `resource` and the scopes asked. */
@@ -100,10 +109,10 @@ export async function clientCredentials(
   scopes: readonly string[],
   context: AuthContext,
 ): Promise<IssuedTokens> {
-  const endpoint = tokenEndpoint(found.as, 'token', context);
   const parameters: Record<string, string> = { resource: found.resource };
   if (scopes.length > 0) parameters.scope = scopes.join(' ');
-  try {
+  const what = `the client_credentials request to ${found.issuer}`;
+  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
     const response = await oauth.clientCredentialsGrantRequest(
       found.as,
       oauthClient(client),
@@ -111,14 +120,8 @@ export async function clientCredentials(
       parameters,
       requestOptions(oauth, endpoint, context),
     );
-    return issuedTokens(
-      await oauth.processClientCredentialsResponse(found.as, oauthClient(client), response),
-      'token',
-      context,
-    );
-  } catch (error) {
-    throw toAuthError(oauth, error, 'token', `the client_credentials request to ${found.issuer}`, context);
-  }
+    return oauth.processClientCredentialsResponse(found.as, oauthClient(client), response);
+  });
 }
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -137,27 +140,27 @@ export async function jwtBearer(
   scopes: readonly string[],
   context: AuthContext,
 ): Promise<IssuedTokens> {
-  const endpoint = tokenEndpoint(found.as, 'token', context);
-  let assertion: string;
-  try {
-    assertion = await exposeSecret(options.assertion!);
-  } catch (error) {
-    throw new AuthError(
-      'token',
-      `reading auth.assertion (the workload's JWT) failed: ${error instanceof Error ? error.message : String(error)}; check the function or file that provides it`,
-      { server: context.server },
-    );
-  }
-  if (assertion.length === 0) {
-    throw new AuthError('token', "auth.assertion gave an empty string; it must give the workload's JWT", {
-      server: context.server,
-    });
-  }
-  context.secrets.add(assertion);
-  const parameters: Record<string, string> = { assertion, resource: found.resource };
-  if (scopes.length > 0) parameters.scope = scopes.join(' ');
-  const asClient = client ? oauthClient(client) : ANONYMOUS;
-  try {
+  const what = `the jwt-bearer request to ${found.issuer}`;
+  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
+    let assertion: string;
+    try {
+      assertion = await exposeSecret(options.assertion!);
+    } catch (error) {
+      throw new AuthError(
+        'token',
+        `reading auth.assertion (the workload's JWT) failed: ${error instanceof Error ? error.message : String(error)}; check the function or file that provides it`,
+        { server: context.server },
+      );
+    }
+    if (assertion.length === 0) {
+      throw new AuthError('token', "auth.assertion gave an empty string; it must give the workload's JWT", {
+        server: context.server,
+      });
+    }
+    context.secrets.add(assertion);
+    const parameters: Record<string, string> = { assertion, resource: found.resource };
+    if (scopes.length > 0) parameters.scope = scopes.join(' ');
+    const asClient = client ? oauthClient(client) : ANONYMOUS;
     const response = await oauth.genericTokenEndpointRequest(
       found.as,
       asClient,
@@ -166,14 +169,8 @@ export async function jwtBearer(
       parameters,
       requestOptions(oauth, endpoint, context),
     );
-    return issuedTokens(
-      await oauth.processGenericTokenEndpointResponse(found.as, asClient, response),
-      'token',
-      context,
-    );
-  } catch (error) {
-    throw toAuthError(oauth, error, 'token', `the jwt-bearer request to ${found.issuer}`, context);
-  }
+    return oauth.processGenericTokenEndpointResponse(found.as, asClient, response);
+  });
 }
 
 /** oauth4webapi wants a client object; without a client it is only a placeholder, never sent. */
@@ -190,8 +187,8 @@ export async function refresh(
   refreshToken: string,
   context: AuthContext,
 ): Promise<IssuedTokens> {
-  const endpoint = tokenEndpoint(found.as, 'refresh', context);
-  try {
+  const what = `refreshing the token at ${found.issuer}`;
+  const tokens = await tokenRequest(oauth, found.as, 'refresh', what, context, async (endpoint) => {
     const response = await oauth.refreshTokenGrantRequest(
       found.as,
       oauthClient(client),
@@ -199,13 +196,7 @@ export async function refresh(
       refreshToken,
       { ...requestOptions(oauth, endpoint, context), additionalParameters: { resource: found.resource } },
     );
-    const tokens = issuedTokens(
-      await oauth.processRefreshTokenResponse(found.as, oauthClient(client), response),
-      'refresh',
-      context,
-    );
-    return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
-  } catch (error) {
-    throw toAuthError(oauth, error, 'refresh', `refreshing the token at ${found.issuer}`, context);
-  }
+    return oauth.processRefreshTokenResponse(found.as, oauthClient(client), response);
+  });
+  return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
 }

@@ -110,37 +110,28 @@ export function requestOptions(oauth: OAuth, url: string | URL, context: AuthCon
   };
 }
 
-export interface FetchedJson {
-  readonly status: number;
-  readonly json: Record<string, unknown> | undefined;
-  /** The response itself, its body unread when `json` is undefined; for oauth4webapi's processors. */
-  readonly response: Response;
-}
-
 /**
- * GET (or POST) a JSON document from an authorization or resource server. Redirects are not
+ * GET a JSON document from an authorization or resource server, for discovery. Redirects are not
  * followed (a metadata document that moves to another origin is a document we must not trust).
  */
 export async function fetchDocument(
   url: URL,
-  step: AuthStep,
   context: AuthContext,
-  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {},
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   let response: Response;
   try {
     response = await context.fetch(url, {
-      method: init.method ?? 'GET',
-      headers: { accept: 'application/json', ...init.headers },
-      body: init.body,
+      method: 'GET',
+      headers: { accept: 'application/json', ...headers },
       redirect: 'manual',
       signal: requestSignal(context),
     });
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError';
-    const request = `${init.method ?? 'GET'} ${displayUrl(url)}`;
+    const request = `GET ${displayUrl(url)}`;
     throw new AuthError(
-      step,
+      'discovery',
       context.signal?.aborted
         ? `${request} stopped: the client closed`
         : timedOut
@@ -153,8 +144,8 @@ export async function fetchDocument(
     channels.auth.publish({
       server: context.server,
       event: 'request',
-      step,
-      method: init.method ?? 'GET',
+      step: 'discovery',
+      method: 'GET',
       url: displayUrl(url),
       status: response.status,
     });
@@ -164,8 +155,8 @@ export async function fetchDocument(
     const location = response.headers.get('location');
     const next = location && URL.canParse(location, url.href) ? new URL(location, url) : undefined;
     throw new AuthError(
-      step,
-      `${init.method ?? 'GET'} ${displayUrl(url)} was redirected (${response.status})${next ? ` to ${next.origin}` : ''}; OAuth requests are never redirected, so nothing was sent there`,
+      'discovery',
+      `GET ${displayUrl(url)} was redirected (${response.status})${next ? ` to ${next.origin}` : ''}; OAuth requests are never redirected, so nothing was sent there`,
       { server: context.server, status: response.status },
     );
   }

@@ -18,16 +18,12 @@ for (const [network, prefix] of [
   ['192.0.0.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
-] as const) {
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
 ] as const) {
-  PRIVATE.addSubnet(network, prefix, 'ipv6');
+  PRIVATE.addSubnet(network, prefix, network.includes(':') ? 'ipv6' : 'ipv4');
 }
 
 /** True for an address in a private, loopback or link-local range (IPv4-mapped IPv6 included). */
@@ -61,39 +57,24 @@ type LookupCallback = (
  * connection use the same answer, so a name that resolves elsewhere the second time (DNS
  * rebinding) gains nothing.
  */
-export function publicOnlyLookup(
-  hostname: string,
-  options: { all?: boolean; family?: number },
-  callback: LookupCallback,
-): void {
-  restrictedLookup(false, hostname, options, callback);
-}
+export const publicOnlyLookup = restrictedLookup(false);
 
 /** publicOnlyLookup that lets loopback addresses through (for an endpoint that is itself loopback). */
-export function publicOrLoopbackLookup(
-  hostname: string,
-  options: { all?: boolean; family?: number },
-  callback: LookupCallback,
-): void {
-  restrictedLookup(true, hostname, options, callback);
-}
+export const publicOrLoopbackLookup = restrictedLookup(true);
 
-function restrictedLookup(
-  allowLoopback: boolean,
-  hostname: string,
-  options: { all?: boolean; family?: number },
-  callback: LookupCallback,
-): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const refused = addresses.find(
-      (entry) => isPrivateAddress(entry.address) && !(allowLoopback && isLoopbackAddress(entry.address)),
-    );
-    if (refused) return callback(new PrivateAddressError(hostname, refused.address), []);
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  });
+function restrictedLookup(allowLoopback: boolean) {
+  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const refused = addresses.find(
+        (entry) => isPrivateAddress(entry.address) && !(allowLoopback && isLoopbackAddress(entry.address)),
+      );
+      if (refused) return callback(new PrivateAddressError(hostname, refused.address), []);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
 }
 
 export type OAuthFetch = (url: string | URL, init: RequestInit) => Promise<Response>;

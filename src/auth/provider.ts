@@ -8,7 +8,7 @@ import { clientCredentials, type IssuedTokens, jwtBearer, refresh, refreshAt } f
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
-import { authorizeReplacingRefusedClient, isClientRefusal, refusalNamed } from './refused-client.js';
+import { authorizeReplacingRefusedClient, dropRefusedClient, isClientRefusal } from './refused-client.js';
 import { type ClientIdentity, existingClient, resolveClient } from './registration.js';
 import { type StoredTokens, tokensKey } from './token-store.js';
 
@@ -182,10 +182,8 @@ export class OAuthProvider implements AuthProvider {
       this.#stepUps.set(counted, done + 1);
       return this.#obtain(oauth, found, key, this.#withOfflineAccess(found, scopes));
     }
-    if (stored && `Bearer ${stored.accessToken}` !== input.sentAuthorization && !this.#due(stored)) {
-      this.#tokens = stored; // another client sharing the store got a newer token
-      return;
-    }
+    // Another client sharing the store may have got a newer token.
+    if (this.#adopt(stored, `Bearer ${stored?.accessToken}` !== input.sentAuthorization)) return;
     const held = stored ?? this.#tokens;
     if (held?.refreshToken && held.issuer === found.issuer) {
       if (await this.#tryRefresh(oauth, found, key, held)) return;
@@ -265,7 +263,7 @@ export class OAuthProvider implements AuthProvider {
     } catch (error) {
       const { clientId } = this.#options;
       if (isClientRefusal(error) && clientId && this.#options.grant !== 'authorization_code')
-        throw this.#fail(await refusalNamed(found, this.#options, clientId, error, this.#context));
+        throw this.#fail(await dropRefusedClient(found, this.#options, clientId, error, this.#context));
       throw this.#fail(defaultEndpointsFailure(error, found, this.#endpoint, this.#context));
     }
     await this.#save(key, found, tokens, scopes.join(' '));
@@ -282,10 +280,7 @@ export class OAuthProvider implements AuthProvider {
   async #tryRefresh(oauth: OAuth, found: Discovered, key: string, held: StoredTokens): Promise<boolean> {
     return withEntryLock(this.#options.store, key, async () => {
       const current = await this.#load(key);
-      if (current && current.accessToken !== held.accessToken && !this.#due(current)) {
-        this.#tokens = current;
-        return true;
-      }
+      if (this.#adopt(current, current?.accessToken !== held.accessToken)) return true;
       const using = current?.refreshToken ? current : held;
       if (!using.refreshToken) return false;
       let client: ClientIdentity | undefined;
@@ -301,14 +296,12 @@ export class OAuthProvider implements AuthProvider {
           throw this.#fail(error);
         this.#emit({ event: 'failed', step: 'refresh', error: error.error });
         if (isClientRefusal(error) && client) {
-          const named = await refusalNamed(found, this.#options, client.clientId, error, this.#context);
+          const named = await dropRefusedClient(found, this.#options, client.clientId, error, this.#context);
           if (named) throw this.#fail(named);
         }
         const now = await this.#load(key);
-        if (now && now.refreshToken !== using.refreshToken && !this.#due(now)) {
-          this.#tokens = now; // replaced meanwhile by a holder that does not lock
-          return true;
-        }
+        // Replaced meanwhile by a holder that does not lock?
+        if (this.#adopt(now, now?.refreshToken !== using.refreshToken)) return true;
         return this.#forget(key, using);
       }
     });
@@ -329,10 +322,7 @@ export class OAuthProvider implements AuthProvider {
     if (!found || !held) return;
     const key = tokensKey(found.issuer, found.resource);
     const stored = await this.#load(key);
-    if (stored && stored.accessToken !== held.accessToken && !this.#due(stored)) {
-      this.#tokens = stored;
-      return;
-    }
+    if (this.#adopt(stored, stored?.accessToken !== held.accessToken)) return;
     const oauth = await loadOAuth();
     // The grants without a user ask again, for the same scopes: client_credentials with the
     // client's own credentials, jwt_bearer with a fresh read of the workload's assertion.
@@ -340,6 +330,13 @@ export class OAuthProvider implements AuthProvider {
       return this.#obtain(oauth, found, key, splitScopes(held.scope));
     if (!held.refreshToken) return;
     await this.#tryRefresh(oauth, found, key, stored?.refreshToken ? stored : held);
+  }
+
+  /** Takes `stored` when it is not what we held (`changed`) and not due: another holder renewed it. */
+  #adopt(stored: StoredTokens | undefined, changed: boolean): boolean {
+    if (!stored || !changed || this.#due(stored)) return false;
+    this.#tokens = stored;
+    return true;
   }
 
   #due(tokens: StoredTokens): boolean {

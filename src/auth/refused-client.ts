@@ -15,8 +15,8 @@ export function isClientRefusal(error: unknown): error is AuthError {
 /**
  * The authorization server refused the client `refusedId`. A registration of ours (dynamic) is
  * dropped, unless another holder of the store has already replaced it, so the next attempt
- * registers again. A client the user configured (auth.clientId, or a client ID metadata
- * document) cannot be replaced: an AuthError at once naming it and the issuer.
+ * registers again: undefined. A client the user configured (auth.clientId, or a client ID metadata
+ * document) cannot be replaced: an AuthError naming it and the issuer.
  */
 export async function dropRefusedClient(
   found: Discovered,
@@ -24,14 +24,14 @@ export async function dropRefusedClient(
   refusedId: string,
   refusal: AuthError,
   context: AuthContext,
-): Promise<void> {
+): Promise<AuthError | undefined> {
   const why = `${refusal.error}${refusal.error_description ? `: ${refusal.error_description}` : ''}`;
   if (options.clientId !== undefined || refusedId === options.clientMetadataUrl?.href) {
     const fix =
       options.clientId !== undefined
         ? 'check auth.clientId (and its secret or key) with that server, or leave auth.clientId out to register a client dynamically'
         : 'check that the client ID metadata document at that URL is served and lists this redirect URI';
-    throw new AuthError(
+    return new AuthError(
       refusal.step,
       `the authorization server ${found.issuer} refused the client ${refusedId} (${why}); ${fix}`,
       {
@@ -44,15 +44,7 @@ export async function dropRefusedClient(
   const key = clientKey(found.issuer);
   const stored = await options.store.get(key);
   if (stored?.kind === 'client' && stored.clientId === refusedId) await options.store.delete(key);
-}
-
-/** An AuthError for a registration refused again right after registering anew. */
-export function refusedAgain(found: Discovered, refusal: AuthError, context: AuthContext): AuthError {
-  return new AuthError(
-    refusal.step,
-    `the authorization server ${found.issuer} refused a client registered with it a moment ago (${refusal.error}); it does not accept its own dynamic registrations: register a client with it and set auth.clientId`,
-    { server: context.server, ...(refusal.error ? { error: refusal.error } : {}) },
-  );
+  return undefined;
 }
 
 /** A client refusal at the token endpoint, carrying which client was refused. */
@@ -63,20 +55,6 @@ export class RefusedClient extends Error {
   ) {
     super(refusal.message);
   }
-}
-
-/** dropRefusedClient, with the AuthError for a configured client returned rather than thrown. */
-export function refusalNamed(
-  found: Discovered,
-  options: ResolvedOAuthOptions,
-  refusedId: string,
-  refusal: AuthError,
-  context: AuthContext,
-): Promise<AuthError | undefined> {
-  return dropRefusedClient(found, options, refusedId, refusal, context).then(
-    () => undefined,
-    (named: AuthError) => named,
-  );
 }
 
 /**
@@ -95,8 +73,16 @@ export async function authorizeReplacingRefusedClient(
       return await authorizeWithCode(oauth, found, options, scopes, context);
     } catch (error) {
       if (!(error instanceof RefusedClient)) throw error;
-      if (registeredAgain) throw refusedAgain(found, error.refusal, context);
-      await dropRefusedClient(found, options, error.clientId, error.refusal, context);
+      const { refusal } = error;
+      if (registeredAgain) {
+        throw new AuthError(
+          refusal.step,
+          `the authorization server ${found.issuer} refused a client registered with it a moment ago (${refusal.error}); it does not accept its own dynamic registrations: register a client with it and set auth.clientId`,
+          { server: context.server, ...(refusal.error ? { error: refusal.error } : {}) },
+        );
+      }
+      const named = await dropRefusedClient(found, options, error.clientId, refusal, context);
+      if (named) throw named;
     }
   }
 }

@@ -45,7 +45,67 @@ export async function resolveClient(
       { server: context.server },
     );
   }
-  return register(oauth, found, options, redirectUri, context);
+  const supported = as.token_endpoint_auth_methods_supported;
+  const requested: TokenEndpointAuthMethod =
+    !supported || supported.includes('none') ? 'none' : secretMethod(supported);
+  const redirectUris = redirectUri ? [redirectUri] : [];
+  const metadata = {
+    client_name: options.clientName,
+    redirect_uris: redirectUris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: requested,
+    application_type: redirectUri && !isNativeRedirect(redirectUri) ? 'web' : 'native',
+  };
+  let registered: Awaited<ReturnType<OAuth['processDynamicClientRegistrationResponse']>>;
+  try {
+    const response = await oauth.dynamicClientRegistrationRequest(
+      as,
+      metadata,
+      requestOptions(oauth, as.registration_endpoint, context),
+    );
+    registered = await oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response));
+  } catch (error) {
+    const failure = toAuthError(
+      oauth,
+      error,
+      'registration',
+      `dynamic client registration at ${issuer}`,
+      context,
+    );
+    if (failure.error === 'invalid_redirect_uri') {
+      throw new AuthError(
+        'registration',
+        `${failure.message}; the server refused the redirect URI ${redirectUri}: set auth.redirectUrl to one it accepts, or register a client yourself and set auth.clientId`,
+        {
+          server: context.server,
+          error: failure.error,
+          error_description: failure.error_description,
+          status: failure.status,
+        },
+      );
+    }
+    throw failure;
+  }
+  const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
+  if (secret) context.secrets.add(secret);
+  const expiresAt = registered.client_secret_expires_at;
+  const method =
+    (registered.token_endpoint_auth_method as TokenEndpointAuthMethod | undefined) ??
+    (secret ? 'client_secret_basic' : requested);
+  const stored: StoredClient = {
+    kind: 'client',
+    issuer,
+    clientId: registered.client_id,
+    ...(secret ? { clientSecret: secret } : {}),
+    ...(secret && typeof expiresAt === 'number' && expiresAt > 0 ? { clientSecretExpiresAt: expiresAt } : {}),
+    tokenEndpointAuthMethod: method,
+    redirectUris: Array.isArray(registered.redirect_uris)
+      ? (registered.redirect_uris as string[])
+      : redirectUris,
+  };
+  await options.store.set(clientKey(issuer), stored);
+  return { issuer, clientId: registered.client_id, authMethod: method, clientSecret: secret, how: 'dynamic' };
 }
 
 /**
@@ -97,77 +157,6 @@ export async function existingClient(
     };
   }
   return undefined;
-}
-
-async function register(
-  oauth: OAuth,
-  found: Discovered,
-  options: ResolvedOAuthOptions,
-  redirectUri: string | undefined,
-  context: AuthContext,
-): Promise<ClientIdentity> {
-  const { as, issuer } = found;
-  const supported = as.token_endpoint_auth_methods_supported;
-  const requested: TokenEndpointAuthMethod =
-    !supported || supported.includes('none') ? 'none' : secretMethod(supported);
-  const redirectUris = redirectUri ? [redirectUri] : [];
-  const metadata = {
-    client_name: options.clientName,
-    redirect_uris: redirectUris,
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: requested,
-    application_type: redirectUri && !isNativeRedirect(redirectUri) ? 'web' : 'native',
-  };
-  let registered: Awaited<ReturnType<OAuth['processDynamicClientRegistrationResponse']>>;
-  try {
-    const response = await oauth.dynamicClientRegistrationRequest(
-      as,
-      metadata,
-      requestOptions(oauth, as.registration_endpoint!, context),
-    );
-    registered = await oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response));
-  } catch (error) {
-    const failure = toAuthError(
-      oauth,
-      error,
-      'registration',
-      `dynamic client registration at ${issuer}`,
-      context,
-    );
-    if (failure.error === 'invalid_redirect_uri') {
-      throw new AuthError(
-        'registration',
-        `${failure.message}; the server refused the redirect URI ${redirectUri}: set auth.redirectUrl to one it accepts, or register a client yourself and set auth.clientId`,
-        {
-          server: context.server,
-          error: failure.error,
-          error_description: failure.error_description,
-          status: failure.status,
-        },
-      );
-    }
-    throw failure;
-  }
-  const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
-  if (secret) context.secrets.add(secret);
-  const expiresAt = registered.client_secret_expires_at;
-  const method =
-    (registered.token_endpoint_auth_method as TokenEndpointAuthMethod | undefined) ??
-    (secret ? 'client_secret_basic' : requested);
-  const stored: StoredClient = {
-    kind: 'client',
-    issuer,
-    clientId: registered.client_id,
-    ...(secret ? { clientSecret: secret } : {}),
-    ...(secret && typeof expiresAt === 'number' && expiresAt > 0 ? { clientSecretExpiresAt: expiresAt } : {}),
-    tokenEndpointAuthMethod: method,
-    redirectUris: Array.isArray(registered.redirect_uris)
-      ? (registered.redirect_uris as string[])
-      : redirectUris,
-  };
-  await options.store.set(clientKey(issuer), stored);
-  return { issuer, clientId: registered.client_id, authMethod: method, clientSecret: secret, how: 'dynamic' };
 }
 
 /** RFC 7591 §3.2.1: a secret past its `client_secret_expires_at` (epoch seconds; 0: never) is no longer accepted. */

@@ -15,12 +15,10 @@ export async function revokeAndForget(url: string | URL, options: LogoutOptions)
   const endpoint = new URL(url);
   const resolved = resolveOAuthOptions({
     store: options.store,
-    ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
-    ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
-    ...(options.allowPrivateNetwork !== undefined
-      ? { allowPrivateNetwork: options.allowPrivateNetwork }
-      : {}),
-    ...(options.requestTimeout !== undefined ? { requestTimeout: options.requestTimeout } : {}),
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    requestTimeout: options.requestTimeout,
   });
   const seen = await storedForEndpoint(options.store, endpoint);
   if (!seen) return { issuer: undefined, revoked: [], notRevoked: [], removed: [] };

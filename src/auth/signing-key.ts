@@ -18,6 +18,8 @@ const ALGORITHMS: Record<string, ImportParams> = {
   EdDSA: { name: 'Ed25519' },
 };
 
+/** A key's algorithm when none is given: by its type, and for EC keys by its curve. */
+const NATURAL: Record<string, string> = { rsa: 'RS256', 'rsa-pss': 'PS256', ed25519: 'EdDSA' };
 const CURVES: Record<string, string> = { prime256v1: 'ES256', secp384r1: 'ES384', secp521r1: 'ES512' };
 
 /**
@@ -45,15 +47,7 @@ export async function importSigningKey(
   }
   const type = keyObject.asymmetricKeyType;
   const natural =
-    type === 'rsa'
-      ? 'RS256'
-      : type === 'rsa-pss'
-        ? 'PS256'
-        : type === 'ec'
-          ? CURVES[String(keyObject.asymmetricKeyDetails?.namedCurve)]
-          : type === 'ed25519'
-            ? 'EdDSA'
-            : undefined;
+    type === 'ec' ? CURVES[String(keyObject.asymmetricKeyDetails?.namedCurve)] : NATURAL[String(type)];
   const alg = algorithm ?? natural;
   const params = alg ? ALGORITHMS[alg] : undefined;
   if (!alg || !params) {

@@ -108,6 +108,9 @@ interface FileContents {
 /** Longest wait for another process's lock on a token file, ms. */
 export const FILE_LOCK_WAIT_MS = 60_000;
 
+/** A lock file whose holder has not touched it for this long (ms) is stale: its process died. */
+const STALE_LOCK_MS = 10_000;
+
 /**
  * Keeps OAuth state in one JSON file readable and writable by its owner only (mode 0600, in a
  * directory created 0700). Every write replaces the file atomically (a temporary file in the same
@@ -133,10 +136,7 @@ export class FileTokenStore implements TokenStore {
 
   lock<T>(_key: string, critical: () => Promise<T>): Promise<T> {
     // One holder per file, whatever the key: the file is the unit other processes lock.
-    return this.#locks.run('file', async () => {
-      const { withFileLock } = await import('./file-lock.js');
-      return withFileLock(this.path, FILE_LOCK_WAIT_MS, critical);
-    });
+    return this.#locks.run('file', () => withFileLock(this.path, critical));
   }
 
   async get(key: string): Promise<StoredAuth | undefined> {
@@ -204,5 +204,38 @@ export class FileTokenStore implements TokenStore {
 
   toJSON(): string {
     return `[FileTokenStore: ${this.path}]`;
+  }
+}
+
+/** Holds `<file>.lock` (see FileTokenStore) while `critical` runs; proper-lockfile is loaded on first use. */
+async function withFileLock<T>(file: string, critical: () => Promise<T>): Promise<T> {
+  const { lock } = await import('proper-lockfile');
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const interval = 50;
+  let release: () => Promise<void>;
+  try {
+    release = await lock(file, {
+      realpath: false, // the file itself may not exist yet
+      stale: STALE_LOCK_MS,
+      retries: {
+        retries: Math.ceil(FILE_LOCK_WAIT_MS / interval),
+        factor: 1,
+        minTimeout: interval,
+        maxTimeout: interval,
+      },
+      // A lock taken over while held (the machine slept past STALE_LOCK_MS): the critical section
+      // re-reads the entry before it writes, so the worst case is one extra refresh.
+      onCompromised: () => {},
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    throw new Error(
+      `${file} stayed locked by another process for ${FILE_LOCK_WAIT_MS} ms (its lock is ${file}.lock); if no conduit-mcp process is using it, delete that lock directory`,
+    );
+  }
+  try {
+    return await critical();
+  } finally {
+    await release().catch(() => {});
   }
 }

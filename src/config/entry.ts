@@ -127,7 +127,8 @@ export function readEntry(raw: Record<string, unknown>, key: string, context: En
   }
   const env = new Map<string, Part[]>();
   if (raw.envFile !== undefined) {
-    for (const [name, value] of readEnvFile(raw.envFile, `${key}.envFile`, context)) env.set(name, [value]);
+    for (const [name, value] of readEnvFile(raw.envFile, `${key}.envFile`, context, fail))
+      env.set(name, [value]);
   }
   if (raw.env !== undefined)
     for (const [name, value] of stringMap(raw.env, `${key}.env`)) env.set(name, value);
@@ -140,26 +141,24 @@ export function readEntry(raw: Record<string, unknown>, key: string, context: En
   };
 }
 
-function readEnvFile(value: unknown, at: string, context: EntryContext): Array<[string, string]> {
+function readEnvFile(
+  value: unknown,
+  at: string,
+  context: EntryContext,
+  fail: (at: string, message: string) => never,
+): Array<[string, string]> {
   const { file, scope, directory } = context;
-  if (typeof value !== 'string') {
-    throw new ConfigError(at, `${file}: ${at}: must be a path (a string), got ${describe(value)}`);
-  }
-  const parts = interpolate(value, { ...scope, canResolveInputs: false }, file, at);
+  if (typeof value !== 'string') fail(at, `must be a path (a string), got ${describe(value)}`);
+  const parts = interpolate(value as string, { ...scope, canResolveInputs: false }, file, at);
   const target = path.resolve(directory, joinParts(parts, new Map()));
   let content: string;
   try {
     content = readFileSync(target, 'utf8');
   } catch (error) {
-    throw new ConfigError(at, `${file}: ${at}: cannot read ${target}: ${(error as Error).message}`);
+    fail(at, `cannot read ${target}: ${(error as Error).message}`);
   }
   const parsed = parseEnvFile(content);
-  if ('badLine' in parsed) {
-    throw new ConfigError(
-      at,
-      `${file}: ${at}: line ${parsed.badLine} of ${target} is not KEY=value (nor a # comment)`,
-    );
-  }
+  if ('badLine' in parsed) fail(at, `line ${parsed.badLine} of ${target} is not KEY=value (nor a # comment)`);
   return parsed.pairs;
 }
 
@@ -193,12 +192,11 @@ export function buildTransport(
       ...(template.oauth ? { auth: buildOAuth(template.oauth, answers, directory) } : {}),
     };
   }
-  const spec: ConfigTransport = {
+  return {
     type: 'stdio',
     command: join(template.command),
     args: template.args.map(join),
     env: secrets(template.env),
     ...(template.cwd ? { cwd: path.resolve(directory, join(template.cwd)) } : {}),
   };
-  return spec;
 }
