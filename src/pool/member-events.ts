@@ -1,6 +1,4 @@
 import type { Client } from '../client/client.js';
-import type { JsonRpcNotification } from '../jsonrpc/messages.js';
-import type { LogMessage } from '../protocol/results.js';
 import type { ListKind } from './list-cache.js';
 import type { MemberShared, PoolMember } from './member.js';
 
@@ -74,24 +72,12 @@ export function relayEvent(
   event: RelayedEvent,
   shared: MemberShared,
 ): void {
-  const server = member.name;
-  const { emit } = shared;
-  const current = () => member.client === client;
-  switch (event) {
-    case 'notification':
-      client.on('notification', (notification: JsonRpcNotification) => {
-        if (current()) emit('notification', { server, notification });
-      });
-      break;
-    case 'log':
-      client.on('log', (message: LogMessage) => {
-        if (current()) emit('log', { server, ...message });
-      });
-      break;
-    case 'resourceUpdated':
-      client.on('resourceUpdated', (updated: { uri: string }) => {
-        if (current()) emit('resourceUpdated', { server, ...updated });
-      });
-      break;
-  }
+  client.on(event, (payload: unknown) => {
+    if (member.client !== client) return;
+    const server = member.name;
+    shared.emit(
+      event,
+      event === 'notification' ? { server, notification: payload } : { server, ...(payload as object) },
+    );
+  });
 }
