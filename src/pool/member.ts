@@ -147,9 +147,8 @@ export class PoolMember {
     this.#error = this.#setup.error;
     this.#nextAttemptAt = undefined;
     if (wasReady) this.#shared.emit('disconnected', { server: this.name, reason: { type: 'closed' } });
-    const started = this.#begin();
-    this.#started = started;
-    return started;
+    this.#started = this.#begin();
+    return this.#started;
   }
 
   async #begin(): Promise<void> {
@@ -208,7 +207,7 @@ export class PoolMember {
   #create(options: ClientOptions): Client {
     const run = this.#runs;
     const client = new Client(
-      withMemberAuth(options, () => this.#memoryTokens(), {
+      withMemberAuth(options, () => (this.#tokens ??= new MemoryTokenStore()), {
         asked: (url) => {
           if (run === this.#runs) this.#consentAsked(url);
         },
@@ -220,11 +219,6 @@ export class PoolMember {
     this.#client = client;
     listenToClient(client, this, this.#shared);
     return client;
-  }
-
-  #memoryTokens(): MemoryTokenStore {
-    this.#tokens ??= new MemoryTokenStore();
-    return this.#tokens;
   }
 
   /**

@@ -11,7 +11,7 @@ import {
 } from '../validate.js';
 import { characterTest, DEFAULT_NAME_RULE, type NameRule } from './names.js';
 
-/** A transport spec for a pool server: stdio, or HTTP (accepted by the Client once HTTP lands). */
+/** A transport spec for a pool server: any the Client takes, or an HTTP URL with headers. */
 export type PoolTransportSpec =
   | TransportSpec
   | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, unknown>> };
