@@ -2,17 +2,13 @@ import type { Client } from '../client/client.js';
 import type { ListKind } from './list-cache.js';
 import type { MemberShared, PoolMember } from './member.js';
 
-/** Events the pool only passes on, listened to on the Clients once the pool has a listener for them. */
-export type RelayedEvent = 'notification' | 'log' | 'resourceUpdated';
+const RELAYED = ['notification', 'log', 'resourceUpdated'] as const;
 
-const RELAYED: ReadonlySet<string | symbol> = new Set<RelayedEvent>([
-  'notification',
-  'log',
-  'resourceUpdated',
-]);
+/** Events the pool only passes on, listened to on the Clients once the pool has a listener for them. */
+export type RelayedEvent = (typeof RELAYED)[number];
 
 export function isRelayedEvent(event: string | symbol): event is RelayedEvent {
-  return RELAYED.has(event);
+  return (RELAYED as readonly (string | symbol)[]).includes(event);
 }
 
 /**
