@@ -58,17 +58,13 @@ export function listenToClient(client: Client, member: PoolMember, shared: Membe
   client.on('resourcesListChanged', () =>
     listsChanged('resourcesListChanged', ['resources', 'resourceTemplates']),
   );
-  for (const event of shared.relayed) relayEvent(client, member, event, shared);
+  for (const event of shared.relayed) relayEvent(member, event, shared);
 }
 
-/** Passes one relayed event of a member's Client on to the pool, with the server's name. */
-export function relayEvent(
-  client: Client,
-  member: PoolMember,
-  event: RelayedEvent,
-  shared: MemberShared,
-): void {
-  client.on(event, (payload: unknown) => {
+/** Passes one relayed event of a member's Client (if it has one) on to the pool, with the server's name. */
+export function relayEvent(member: PoolMember, event: RelayedEvent, shared: MemberShared): void {
+  const client = member.client;
+  client?.on(event, (payload: unknown) => {
     if (member.client !== client) return;
     const server = member.name;
     shared.emit(

@@ -226,7 +226,7 @@ export class PoolMember {
    * `resourceUpdated`): the pool calls it when its first listener for that event is added.
    */
   relay(event: RelayedEvent): void {
-    if (this.#client) relayEvent(this.#client, this, event, this.#shared);
+    relayEvent(this, event, this.#shared);
   }
 
   #consentAsked(url: URL): void {

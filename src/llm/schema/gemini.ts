@@ -159,18 +159,15 @@ function typed(
   if (type === 'OBJECT') {
     const properties = isSchemaObject(node.properties) ? node.properties : {};
     const names = Object.keys(properties);
+    const required = Array.isArray(node.required) ? node.required : [];
     if (names.length > 0) {
       result.properties = Object.fromEntries(
         names.map((name) => [name, geminiNode(properties[name], `${path}/properties/${name}`)]),
       );
-      const required = (Array.isArray(node.required) ? node.required : []).filter((name) =>
-        names.includes(name),
-      );
-      if (required.length > 0) result.required = required;
+      const listed = required.filter((name) => names.includes(name));
+      if (listed.length > 0) result.required = listed;
     }
-    const unlisted = (Array.isArray(node.required) ? node.required : []).filter(
-      (name) => !names.includes(name),
-    );
+    const unlisted = required.filter((name) => !names.includes(name));
     if (unlisted.length > 0) notes.push(`also required: ${unlisted.join(', ')}`);
     const extra = node.additionalProperties;
     if (extra !== undefined && extra !== false) {
