@@ -294,13 +294,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   }
 
   #named<K extends 'tools' | 'prompts'>(kind: K) {
-    return nameItems(
-      this.#members,
-      (m) => m.items(kind),
-      this.#options.names,
-      this.#options.dropUnavailable,
-      kind === 'tools' ? 'tool' : 'prompt',
-    ) as Named<K extends 'tools' ? PoolTool : PoolPrompt>;
+    return nameItems(this.#members, this.#options, kind === 'tools' ? 'tool' : 'prompt') as Named<
+      K extends 'tools' ? PoolTool : PoolPrompt
+    >;
   }
 
   #plain<K extends 'resources' | 'resourceTemplates'>(kind: K) {
