@@ -36,14 +36,18 @@ export interface AudioContent extends BlockFields {
   mimeType: string;
 }
 
-export interface ResourceLink extends BlockFields {
-  type: 'resource_link';
+/** The fields a listed resource and a link to one share. */
+interface ResourceFields {
   uri: string;
   name: string;
   title?: string;
   description?: string;
   mimeType?: string;
   size?: number;
+}
+
+export interface ResourceLink extends BlockFields, ResourceFields {
+  type: 'resource_link';
 }
 
 export interface TextResourceContents {
@@ -111,13 +115,7 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
-export interface Resource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
+export interface Resource extends ResourceFields {
   annotations?: Annotations;
   [key: string]: unknown;
 }
