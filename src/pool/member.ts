@@ -209,10 +209,15 @@ export class PoolMember {
     const client = new Client(
       withMemberAuth(options, () => (this.#tokens ??= new MemoryTokenStore()), {
         asked: (url) => {
-          if (run === this.#runs) this.#consentAsked(url);
+          if (run !== this.#runs || this.#closing) return;
+          this.#state = 'needs_auth';
+          this.#settleStart?.();
+          this.#shared.emit('serverNeedsAuth', { server: this.name, url });
         },
         answered: () => {
-          if (run === this.#runs) this.#consentAnswered();
+          if (run !== this.#runs || this.#closing || this.#state !== 'needs_auth') return;
+          this.#state =
+            this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
         },
       }),
     );
@@ -227,18 +232,6 @@ export class PoolMember {
    */
   relay(event: RelayedEvent): void {
     relayEvent(this, event, this.#shared);
-  }
-
-  #consentAsked(url: URL): void {
-    if (this.#closing) return;
-    this.#state = 'needs_auth';
-    this.#settleStart?.();
-    this.#shared.emit('serverNeedsAuth', { server: this.name, url });
-  }
-
-  #consentAnswered(): void {
-    if (this.#closing || this.#state !== 'needs_auth') return;
-    this.#state = this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
   }
 
   /**

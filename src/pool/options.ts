@@ -132,8 +132,7 @@ export function splitServerOptions(
   pool: ResolvedPoolOptions,
 ): { client: ClientOptions; disabled: boolean; lazy: boolean; startTimeout: number } {
   const prefix = `servers.${name}`;
-  const input = ownProperties(raw, prefix);
-  const { disabled, lazy, startTimeout, ...client } = input;
+  const { disabled, lazy, startTimeout, ...client } = ownProperties(raw, prefix);
   return {
     client: { ...client, name } as unknown as ClientOptions,
     disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),

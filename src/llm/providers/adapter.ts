@@ -59,6 +59,3 @@ export function field(call: unknown, key: string): string {
 
 /** The MIME types of images Anthropic, OpenAI and Gemini all take. */
 export const COMMON_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
-
-/** Takes no media at all. */
-export const NO_MEDIA: MediaSupport = { image: () => false, audio: () => false };
