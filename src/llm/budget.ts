@@ -68,7 +68,10 @@ export async function applyBudget(
   call: { toolName: string; callId: string },
   options: BudgetOptions,
 ): Promise<RenderedPart[]> {
-  const total = parts.reduce((sum, part) => sum + partBytes(part), 0);
+  const total = parts.reduce(
+    (sum, part) => sum + (part.type === 'text' ? Buffer.byteLength(part.text) : part.data.length),
+    0,
+  );
   if (total <= maxBytes) return [...parts];
   const media = parts.filter((part) => part.type !== 'text');
   const lines = parts.map((part) =>
@@ -87,10 +90,6 @@ export async function applyBudget(
   const whole = `${text}\n[media left out to keep the result within ${maxBytes} bytes; ${location}]`;
   if (media.length > 0 && Buffer.byteLength(whole) <= maxBytes) return [{ type: 'text', text: whole }];
   return [{ type: 'text', text: cutMiddle(text, maxBytes, total, location) }];
-}
-
-function partBytes(part: RenderedPart): number {
-  return part.type === 'text' ? Buffer.byteLength(part.text) : part.data.length;
 }
 
 /** The head and tail of `text` around a marker, all within `maxBytes` where the marker itself fits. */
