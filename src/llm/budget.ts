@@ -68,7 +68,10 @@ export async function applyBudget(
   call: { toolName: string; callId: string },
   options: BudgetOptions,
 ): Promise<RenderedPart[]> {
-  const total = parts.reduce((sum, part) => sum + partBytes(part), 0);
+  const total = parts.reduce(
+    (sum, part) => sum + (part.type === 'text' ? Buffer.byteLength(part.text) : part.data.length),
+    0,
+  );
   if (total <= maxBytes) return [...parts];
   const media = parts.filter((part) => part.type !== 'text');
   const lines = parts.map((part) =>
@@ -89,10 +92,6 @@ export async function applyBudget(
   return [{ type: 'text', text: cutMiddle(text, maxBytes, total, location) }];
 }
 
-function partBytes(part: RenderedPart): number {
-  return part.type === 'text' ? Buffer.byteLength(part.text) : part.data.length;
-}
-
 /** The head and tail of `text` around a marker, all within `maxBytes` where the marker itself fits. */
 export function cutMiddle(text: string, maxBytes: number, totalBytes: number, location: string): string {
   const bytes = Buffer.from(text);
@@ -101,7 +100,7 @@ export function cutMiddle(text: string, maxBytes: number, totalBytes: number, lo
   const room = maxBytes - Buffer.byteLength(marker(bytes.length, countLines(text)));
   if (bytes.length <= room) return `${text}${marker(0, 0)}`.trimEnd();
   if (room <= 0) return marker(bytes.length, countLines(text)).trim();
-  const head = utf8Prefix(bytes, Math.ceil(room / 2));
+  const head = bytes.subarray(0, utf8Start(bytes, Math.ceil(room / 2)));
   const tailStart = utf8Start(bytes, bytes.length - (room - head.length));
   const cut = bytes.subarray(head.length, tailStart);
   return `${head.toString()}${marker(cut.length, countLines(cut.toString()))}${bytes.subarray(tailStart).toString()}`;
@@ -109,11 +108,6 @@ export function cutMiddle(text: string, maxBytes: number, totalBytes: number, lo
 
 function countLines(text: string): number {
   return text === '' ? 0 : text.split('\n').length;
-}
-
-/** The longest prefix of at most `length` bytes that ends on a character boundary. */
-function utf8Prefix(bytes: Buffer, length: number): Buffer {
-  return bytes.subarray(0, utf8Start(bytes, Math.max(0, Math.min(length, bytes.length))));
 }
 
 /** The first character boundary at or after `index`. */

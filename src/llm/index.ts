@@ -15,7 +15,6 @@ export { checkGemini } from './checkers/gemini.js';
 export { checkJsonSchemaObject } from './checkers/json-schema-object.js';
 export { checkOpenAIStrict, OPENAI_STRICT_LIMITS } from './checkers/openai-strict.js';
 export { type Converted, type ConvertOptions, convertTool } from './convert.js';
-export { executeToolCall } from './execute.js';
 export type { AiSdkToolCall, AiSdkToolOutput, AiSdkToolResult } from './providers/ai-sdk.js';
 export type {
   AnthropicResultContent,
@@ -35,7 +34,7 @@ export type {
   OpenAIResponsesToolCall,
   OpenAIResponsesToolOutput,
 } from './providers/openai-responses.js';
-export type { ExecuteOptions } from './run-call.js';
+export { type ExecuteOptions, executeToolCall } from './run-call.js';
 export { restoreArguments } from './schema/restore-arguments.js';
 export {
   buildToolIndex,

@@ -13,11 +13,7 @@ export const USER_ONLY = '[the result was shown to the user only]';
 /** The parts of `result` a model with `media` support is shown. */
 export function renderResult(result: CallToolResult, media: MediaSupport): RenderedResult {
   const content = Array.isArray(result.content) ? result.content : [];
-  const parts: RenderedPart[] = [];
-  for (const block of content) {
-    if (!forAssistant(block)) continue;
-    parts.push(renderBlock(block, media));
-  }
+  const parts = content.filter(forAssistant).map((block) => renderBlock(block, media));
   if (parts.length === 0 && result.structuredContent !== undefined && content.length === 0) {
     parts.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   } else if (parts.length === 0 && content.length > 0) {

@@ -1,18 +1,21 @@
 /**
- * One model tool call from parsed arguments to the rendered result, never throwing into the host's
- * loop: unreadable arguments, an unknown tool, arguments the tool's original input schema refuses,
- * a failed or lost call: each becomes an error result the model can read and act on.
+ * executeToolCall: a model's tool call in its provider's shape, run against a source and answered
+ * with the provider's tool-result block, never throwing into the host's loop: unreadable
+ * arguments, an unknown tool, arguments the tool's original input schema refuses, a failed or lost
+ * call: each becomes an error result the model can read and act on. Only a host's own mistakes
+ * throw (an unknown provider, a bad budget).
  */
 import type { RequestOptions } from '../index.js';
 import { checkSchema } from '../protocol/json-schema.js';
 import { describeSchemaErrors } from '../protocol/schema-validation.js';
+import { adapterFor, type ToolCallOf, type ToolResultOf } from './adapters.js';
 import { applyBudget, type BudgetOptions, budgetBytes } from './budget.js';
 import { renderResult } from './results.js';
 import { inlineRefs } from './schema/inline-refs.js';
 import type { JsonSchema } from './schema/json-schema-node.js';
 import { restoreArguments } from './schema/restore-arguments.js';
 import { findTool, knownToolNames } from './source.js';
-import type { MediaSupport, ParsedCall, RenderedResult, ToolSource } from './types.js';
+import type { MediaSupport, ParsedCall, Provider, RenderedResult, ToolSource } from './types.js';
 
 /** Options of executeToolCall and of the AI SDK tools' `execute`. */
 export interface ExecuteOptions extends BudgetOptions {
@@ -21,6 +24,26 @@ export interface ExecuteOptions extends BudgetOptions {
 }
 
 const SHOWN_NAMES = 30;
+
+/**
+ * Runs the model's `call` (OpenAI `tool_calls` entry, Responses `function_call`, Anthropic
+ * `tool_use`, Gemini `functionCall`, AI SDK tool call) on `source`: the arguments are read, the
+ * nulls strict mode made the model send for omitted optionals dropped, checked against the tool's
+ * original input schema, and the call routed by name; the result is filtered by audience, kept
+ * within the budget (`maxResultBytes`, default 65,536, or `maxResultTokens`) and returned as the
+ * provider's result block. Throws TypeError for an unknown provider, RangeError for a bad budget.
+ */
+export async function executeToolCall<P extends Provider>(
+  provider: P,
+  source: ToolSource,
+  call: ToolCallOf[P],
+  options: ExecuteOptions = {},
+): Promise<ToolResultOf[P]> {
+  const adapter = adapterFor(provider);
+  const parsed = adapter.parseCall(call);
+  const rendered = await runToolCall(source, parsed, adapter.media, options);
+  return adapter.resultBlock(parsed, rendered) as ToolResultOf[P];
+}
 
 /** Runs `call` against `source` and renders its result for a model with `media` support. */
 export async function runToolCall(

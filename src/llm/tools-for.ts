@@ -50,11 +50,10 @@ export async function toolsFor<P extends Provider>(
     if (converted.note !== undefined)
       warn({ tool: tool.name, provider, leftOut: false, reason: converted.note });
     if (provider === 'ai-sdk') {
-      const description = tool.description ?? tool.title;
       aiTools[tool.name] = await aiSdkTool(
         source,
         tool.name,
-        description,
+        tool.description ?? tool.title,
         converted.parameters ?? { type: 'object' },
         options.execute ?? {},
       );

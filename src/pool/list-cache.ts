@@ -60,30 +60,26 @@ export class ListCache {
 
   /** Fetches a list now, or once more after the fetch under way. */
   refresh(kind: ListKind): Promise<void> {
-    let list = this.#lists[kind];
-    if (list === undefined) {
-      list = { items: undefined, stale: true, fetching: undefined, again: false };
-      this.#lists[kind] = list;
-    }
+    this.#lists[kind] ??= { items: undefined, stale: true, fetching: undefined, again: false };
+    const list = this.#lists[kind];
     if (list.fetching) {
       list.again = true;
       return list.fetching;
     }
-    const entry = list;
-    entry.fetching = (async () => {
+    list.fetching = (async () => {
       do {
-        entry.again = false;
-        entry.stale = false;
+        list.again = false;
+        list.stale = false;
         try {
-          entry.items = await this.#fetch(kind);
+          list.items = await this.#fetch(kind);
         } catch {
-          entry.stale = true; // the next list tries again; the server's own error shows in status()
+          list.stale = true; // the next list tries again; the server's own error shows in status()
           break;
         }
-      } while (entry.again);
-      entry.fetching = undefined;
+      } while (list.again);
+      list.fetching = undefined;
     })();
-    return entry.fetching;
+    return list.fetching;
   }
 
   /** The server said a list changed: stale, and the tools list is fetched again at once. */

@@ -1,20 +1,14 @@
 import type { Client } from '../client/client.js';
-import type { JsonRpcNotification } from '../jsonrpc/messages.js';
-import type { LogMessage } from '../protocol/results.js';
 import type { ListKind } from './list-cache.js';
 import type { MemberShared, PoolMember } from './member.js';
 
-/** Events the pool only passes on, listened to on the Clients once the pool has a listener for them. */
-export type RelayedEvent = 'notification' | 'log' | 'resourceUpdated';
+const RELAYED = ['notification', 'log', 'resourceUpdated'] as const;
 
-const RELAYED: ReadonlySet<string | symbol> = new Set<RelayedEvent>([
-  'notification',
-  'log',
-  'resourceUpdated',
-]);
+/** Events the pool only passes on, listened to on the Clients once the pool has a listener for them. */
+export type RelayedEvent = (typeof RELAYED)[number];
 
 export function isRelayedEvent(event: string | symbol): event is RelayedEvent {
-  return RELAYED.has(event);
+  return (RELAYED as readonly (string | symbol)[]).includes(event);
 }
 
 /**
@@ -64,34 +58,18 @@ export function listenToClient(client: Client, member: PoolMember, shared: Membe
   client.on('resourcesListChanged', () =>
     listsChanged('resourcesListChanged', ['resources', 'resourceTemplates']),
   );
-  for (const event of shared.relayed) relayEvent(client, member, event, shared);
+  for (const event of shared.relayed) relayEvent(member, event, shared);
 }
 
-/** Passes one relayed event of a member's Client on to the pool, with the server's name. */
-export function relayEvent(
-  client: Client,
-  member: PoolMember,
-  event: RelayedEvent,
-  shared: MemberShared,
-): void {
-  const server = member.name;
-  const { emit } = shared;
-  const current = () => member.client === client;
-  switch (event) {
-    case 'notification':
-      client.on('notification', (notification: JsonRpcNotification) => {
-        if (current()) emit('notification', { server, notification });
-      });
-      break;
-    case 'log':
-      client.on('log', (message: LogMessage) => {
-        if (current()) emit('log', { server, ...message });
-      });
-      break;
-    case 'resourceUpdated':
-      client.on('resourceUpdated', (updated: { uri: string }) => {
-        if (current()) emit('resourceUpdated', { server, ...updated });
-      });
-      break;
-  }
+/** Passes one relayed event of a member's Client (if it has one) on to the pool, with the server's name. */
+export function relayEvent(member: PoolMember, event: RelayedEvent, shared: MemberShared): void {
+  const client = member.client;
+  client?.on(event, (payload: unknown) => {
+    if (member.client !== client) return;
+    const server = member.name;
+    shared.emit(
+      event,
+      event === 'notification' ? { server, notification: payload } : { server, ...(payload as object) },
+    );
+  });
 }

@@ -51,14 +51,8 @@ export interface MemberSetup {
  */
 export class PoolMember {
   readonly name: string;
+  readonly #setup: MemberSetup;
   readonly #shared: MemberShared;
-  readonly #prepare: (() => Promise<ClientOptions>) | undefined;
-  readonly #options: ClientOptions | undefined;
-  /** The config entry's problem, if it has one: every start fails with it. */
-  readonly #configError: Error | undefined;
-  readonly #lazy: boolean;
-  readonly #startTimeout: number;
-  readonly #url: string | undefined;
   readonly #lists = new ListCache(this);
   #client: Client | undefined;
   #state: ServerState;
@@ -77,13 +71,8 @@ export class PoolMember {
   #tokens: MemoryTokenStore | undefined;
 
   constructor(setup: MemberSetup) {
+    this.#setup = setup;
     this.#shared = setup.shared;
-    this.#prepare = setup.prepare;
-    this.#options = setup.options;
-    this.#configError = setup.error;
-    this.#lazy = setup.lazy;
-    this.#startTimeout = setup.startTimeout;
-    this.#url = setup.url;
     this.name = setup.name;
     this.#state = setup.disabled ? 'disabled' : 'idle';
     if (setup.options !== undefined && setup.error === undefined && !setup.disabled) {
@@ -113,7 +102,7 @@ export class PoolMember {
   }
 
   get lazy(): boolean {
-    return this.#lazy;
+    return this.#setup.lazy;
   }
 
   status(): ServerStatus {
@@ -122,12 +111,12 @@ export class PoolMember {
       state: this.#state,
       era: this.#client?.era,
       pid: this.#client?.pid,
-      url: this.#url,
+      url: this.#setup.url,
       toolCount: this.#lists.items('tools')?.length,
       error: this.#error,
       nextAttemptAt: this.#nextAttemptAt,
       restarts: this.#restarts,
-      lazy: this.#lazy,
+      lazy: this.#setup.lazy,
     };
   }
 
@@ -155,12 +144,11 @@ export class PoolMember {
     if (this.#closing) return;
     if (wasStarted) this.#restarts++;
     this.#state = this.#everReady ? 'reconnecting' : 'starting';
-    this.#error = this.#configError;
+    this.#error = this.#setup.error;
     this.#nextAttemptAt = undefined;
     if (wasReady) this.#shared.emit('disconnected', { server: this.name, reason: { type: 'closed' } });
-    const started = this.#begin();
-    this.#started = started;
-    return started;
+    this.#started = this.#begin();
+    return this.#started;
   }
 
   async #begin(): Promise<void> {
@@ -178,7 +166,7 @@ export class PoolMember {
           return;
         }
         try {
-          const options = this.#prepare ? await this.#prepare() : this.#options!;
+          const options = this.#setup.prepare ? await this.#setup.prepare() : this.#setup.options!;
           if (over()) return;
           client = this.#create(options);
         } catch (error) {
@@ -199,10 +187,10 @@ export class PoolMember {
       const timer = setTimeout(() => {
         const waiting = this.#state === 'starting' || this.#state === 'reconnecting';
         if (waiting && this.#client === client) {
-          this.#fail(new StartTimeoutError(this.name, this.#startTimeout));
+          this.#fail(new StartTimeoutError(this.name, this.#setup.startTimeout));
         }
         settle();
-      }, this.#startTimeout);
+      }, this.#setup.startTimeout);
       const settle = () => {
         clearTimeout(timer);
         if (this.#settleStart === settle) this.#settleStart = undefined;
@@ -219,12 +207,17 @@ export class PoolMember {
   #create(options: ClientOptions): Client {
     const run = this.#runs;
     const client = new Client(
-      withMemberAuth(options, () => this.#memoryTokens(), {
+      withMemberAuth(options, () => (this.#tokens ??= new MemoryTokenStore()), {
         asked: (url) => {
-          if (run === this.#runs) this.#consentAsked(url);
+          if (run !== this.#runs || this.#closing) return;
+          this.#state = 'needs_auth';
+          this.#settleStart?.();
+          this.#shared.emit('serverNeedsAuth', { server: this.name, url });
         },
         answered: () => {
-          if (run === this.#runs) this.#consentAnswered();
+          if (run !== this.#runs || this.#closing || this.#state !== 'needs_auth') return;
+          this.#state =
+            this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
         },
       }),
     );
@@ -233,29 +226,12 @@ export class PoolMember {
     return client;
   }
 
-  #memoryTokens(): MemoryTokenStore {
-    this.#tokens ??= new MemoryTokenStore();
-    return this.#tokens;
-  }
-
   /**
    * Starts relaying one of the events the pool only passes on (`notification`, `log`,
    * `resourceUpdated`): the pool calls it when its first listener for that event is added.
    */
   relay(event: RelayedEvent): void {
-    if (this.#client) relayEvent(this.#client, this, event, this.#shared);
-  }
-
-  #consentAsked(url: URL): void {
-    if (this.#closing) return;
-    this.#state = 'needs_auth';
-    this.#settleStart?.();
-    this.#shared.emit('serverNeedsAuth', { server: this.name, url });
-  }
-
-  #consentAnswered(): void {
-    if (this.#closing || this.#state !== 'needs_auth') return;
-    this.#state = this.#client?.state === 'ready' ? 'ready' : this.#everReady ? 'reconnecting' : 'starting';
+    relayEvent(this, event, this.#shared);
   }
 
   /**

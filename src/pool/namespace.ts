@@ -1,7 +1,8 @@
 import { NameCollisionError } from '../errors.js';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
 import type { PoolMember } from './member.js';
-import { type NameRule, poolName } from './names.js';
+import { poolName } from './names.js';
+import type { ResolvedPoolOptions } from './options.js';
 
 /** Where a pool entry comes from. */
 export interface PoolOrigin {
@@ -33,21 +34,19 @@ export function shown(member: PoolMember, drop: boolean): boolean {
 }
 
 /** Merges the servers' tools or prompts under pool names. */
-export function nameItems<T extends { name: string }>(
+export function nameItems(
   members: readonly PoolMember[],
-  items: (member: PoolMember) => readonly T[] | undefined,
-  rule: NameRule,
-  drop: boolean,
+  options: ResolvedPoolOptions,
   kind: 'tool' | 'prompt',
-): Named<T> {
-  const byName: Named<T>['byName'] = new Map();
-  const list: Named<T>['list'] = [];
+): Named<Tool | Prompt> {
+  const byName: Named<Tool | Prompt>['byName'] = new Map();
+  const list: Named<Tool | Prompt>['list'] = [];
   let collision: NameCollisionError | undefined;
   for (const member of members) {
-    if (!shown(member, drop)) continue;
+    if (!shown(member, options.dropUnavailable)) continue;
     const available = member.state === 'ready';
-    for (const original of items(member) ?? []) {
-      const name = poolName(member.name, original.name, rule);
+    for (const original of member.items(kind === 'tool' ? 'tools' : 'prompts') ?? []) {
+      const name = poolName(member.name, original.name, options.names);
       const item = { ...original, name, server: member.name, originalName: original.name, available };
       const existing = byName.get(name);
       if (existing) {
@@ -71,19 +70,17 @@ export function nameItems<T extends { name: string }>(
  * The one item behind a pool name, for routing a call: the same names as nameItems without building
  * the merged list. A collision on that name is an error; undefined when no item has it.
  */
-export function findNamed<T extends { name: string }>(
+export function findNamed(
   members: readonly PoolMember[],
-  items: (member: PoolMember) => readonly T[] | undefined,
-  rule: NameRule,
-  drop: boolean,
+  options: ResolvedPoolOptions,
   kind: 'tool' | 'prompt',
   wanted: string,
 ): { member: PoolMember; originalName: string } | NameCollisionError | undefined {
   let found: { member: PoolMember; originalName: string } | undefined;
   for (const member of members) {
-    if (!shown(member, drop)) continue;
-    for (const original of items(member) ?? []) {
-      if (poolName(member.name, original.name, rule) !== wanted) continue;
+    if (!shown(member, options.dropUnavailable)) continue;
+    for (const original of member.items(kind === 'tool' ? 'tools' : 'prompts') ?? []) {
+      if (poolName(member.name, original.name, options.names) !== wanted) continue;
       if (found) {
         return new NameCollisionError(
           wanted,

@@ -11,7 +11,7 @@ import {
 } from '../validate.js';
 import { characterTest, DEFAULT_NAME_RULE, type NameRule } from './names.js';
 
-/** A transport spec for a pool server: stdio, or HTTP (accepted by the Client once HTTP lands). */
+/** A transport spec for a pool server: any the Client takes, or an HTTP URL with headers. */
 export type PoolTransportSpec =
   | TransportSpec
   | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, unknown>> };
@@ -132,8 +132,7 @@ export function splitServerOptions(
   pool: ResolvedPoolOptions,
 ): { client: ClientOptions; disabled: boolean; lazy: boolean; startTimeout: number } {
   const prefix = `servers.${name}`;
-  const input = ownProperties(raw, prefix);
-  const { disabled, lazy, startTimeout, ...client } = input;
+  const { disabled, lazy, startTimeout, ...client } = ownProperties(raw, prefix);
   return {
     client: { ...client, name } as unknown as ClientOptions,
     disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),

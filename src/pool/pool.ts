@@ -195,9 +195,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /** The server and original name behind a pool tool or prompt name, from the lists known now. */
   resolve(name: string): ResolvedName | undefined {
-    const tool = this.#tools().byName.get(name);
+    const tool = this.#named('tools').byName.get(name);
     if (tool) return { kind: 'tool', server: tool.item.server, originalName: tool.item.originalName };
-    const prompt = this.#prompts().byName.get(name);
+    const prompt = this.#named('prompts').byName.get(name);
     if (prompt) return { kind: 'prompt', server: prompt.item.server, originalName: prompt.item.originalName };
     return undefined;
   }
@@ -205,14 +205,14 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /** Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name. */
   async listTools(): Promise<{ tools: PoolTool[] }> {
     await gatherList(this.#members, 'tools');
-    const named = this.#tools();
+    const named = this.#named('tools');
     if (named.collision) throw named.collision;
     return { tools: named.list };
   }
 
   async listPrompts(): Promise<{ prompts: PoolPrompt[] }> {
     await gatherList(this.#members, 'prompts');
-    const named = this.#prompts();
+    const named = this.#named('prompts');
     if (named.collision) throw named.collision;
     return { prompts: named.list };
   }
@@ -293,24 +293,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     );
   }
 
-  #tools(): Named<PoolTool> {
-    return nameItems(
-      this.#members,
-      (m) => m.items('tools'),
-      this.#options.names,
-      this.#options.dropUnavailable,
-      'tool',
-    ) as Named<PoolTool>;
-  }
-
-  #prompts(): Named<PoolPrompt> {
-    return nameItems(
-      this.#members,
-      (m) => m.items('prompts'),
-      this.#options.names,
-      this.#options.dropUnavailable,
-      'prompt',
-    ) as Named<PoolPrompt>;
+  #named<K extends 'tools' | 'prompts'>(kind: K) {
+    return nameItems(this.#members, this.#options, kind === 'tools' ? 'tool' : 'prompt') as Named<
+      K extends 'tools' ? PoolTool : PoolPrompt
+    >;
   }
 
   #plain<K extends 'resources' | 'resourceTemplates'>(kind: K) {

@@ -31,8 +31,7 @@ export async function routeName(
   name: string,
 ): Promise<{ member: PoolMember; originalName: string }> {
   const list = kind === 'tool' ? 'tools' : 'prompts';
-  const items = (member: PoolMember) => member.items(list);
-  const lookup = () => findNamed(members, items, options.names, options.dropUnavailable, kind, name);
+  const lookup = () => findNamed(members, options, kind, name);
   let found = lookup();
   if (found === undefined) {
     // The ready servers' lists first (during connect() none is fetched yet), without waiting for
@@ -46,9 +45,7 @@ export async function routeName(
   }
   if (found instanceof NameCollisionError) throw found;
   if (!found) {
-    const known = nameItems(members, items, options.names, options.dropUnavailable, kind).list.map(
-      (item) => item.name,
-    );
+    const known = nameItems(members, options, kind).list.map((item) => item.name);
     throw new UnknownNameError(
       kind,
       name,

@@ -11,41 +11,43 @@ export interface Annotations {
   lastModified?: string;
 }
 
-export interface TextContent {
-  type: 'text';
-  text: string;
+/** The fields every content block may carry. */
+interface BlockFields {
   annotations?: Annotations;
   _meta?: Record<string, unknown>;
 }
 
-export interface ImageContent {
+export interface TextContent extends BlockFields {
+  type: 'text';
+  text: string;
+}
+
+export interface ImageContent extends BlockFields {
   type: 'image';
   /** Base64. */
   data: string;
   mimeType: string;
-  annotations?: Annotations;
-  _meta?: Record<string, unknown>;
 }
 
-export interface AudioContent {
+export interface AudioContent extends BlockFields {
   type: 'audio';
   /** Base64. */
   data: string;
   mimeType: string;
-  annotations?: Annotations;
-  _meta?: Record<string, unknown>;
 }
 
-export interface ResourceLink {
-  type: 'resource_link';
+/** The fields a listed resource and a link to one share. */
+interface ResourceFields {
   uri: string;
   name: string;
   title?: string;
   description?: string;
   mimeType?: string;
   size?: number;
-  annotations?: Annotations;
-  _meta?: Record<string, unknown>;
+}
+
+export interface ResourceLink extends BlockFields, ResourceFields {
+  type: 'resource_link';
 }
 
 export interface TextResourceContents {
@@ -63,11 +65,9 @@ export interface BlobResourceContents {
   _meta?: Record<string, unknown>;
 }
 
-export interface EmbeddedResource {
+export interface EmbeddedResource extends BlockFields {
   type: 'resource';
   resource: TextResourceContents | BlobResourceContents;
-  annotations?: Annotations;
-  _meta?: Record<string, unknown>;
 }
 
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
@@ -76,6 +76,12 @@ export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceL
 export interface CacheHints {
   ttlMs?: number;
   cacheScope?: 'public' | 'private' | string;
+}
+
+/** A page of a list result; `nextCursor`, when present, asks for the next. */
+interface Page extends CacheHints {
+  nextCursor?: string;
+  [key: string]: unknown;
 }
 
 export interface Tool {
@@ -96,10 +102,8 @@ export interface Tool {
   [key: string]: unknown;
 }
 
-export interface ListToolsResult extends CacheHints {
+export interface ListToolsResult extends Page {
   tools: Tool[];
-  nextCursor?: string;
-  [key: string]: unknown;
 }
 
 export interface CallToolResult {
@@ -111,13 +115,7 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
-export interface Resource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
+export interface Resource extends ResourceFields {
   annotations?: Annotations;
   [key: string]: unknown;
 }
@@ -131,16 +129,12 @@ export interface ResourceTemplate {
   [key: string]: unknown;
 }
 
-export interface ListResourcesResult extends CacheHints {
+export interface ListResourcesResult extends Page {
   resources: Resource[];
-  nextCursor?: string;
-  [key: string]: unknown;
 }
 
-export interface ListResourceTemplatesResult extends CacheHints {
+export interface ListResourceTemplatesResult extends Page {
   resourceTemplates: ResourceTemplate[];
-  nextCursor?: string;
-  [key: string]: unknown;
 }
 
 export interface ReadResourceResult extends CacheHints {
@@ -156,10 +150,8 @@ export interface Prompt {
   [key: string]: unknown;
 }
 
-export interface ListPromptsResult extends CacheHints {
+export interface ListPromptsResult extends Page {
   prompts: Prompt[];
-  nextCursor?: string;
-  [key: string]: unknown;
 }
 
 export interface PromptMessage {

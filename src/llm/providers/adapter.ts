@@ -26,8 +26,17 @@ export function parseJsonArguments(text: unknown): ParsedCall['arguments'] {
   }
 }
 
-/** Arguments sent as a value (Anthropic, Gemini, the AI SDK): an object, or why not. */
-export function objectArguments(value: unknown): ParsedCall['arguments'] {
+/** A call holding its id, name and arguments (as a value) under these keys (Anthropic, Gemini, the AI SDK). */
+export function valueCall(call: unknown, id: string, name: string, args: string): ParsedCall {
+  return {
+    id: field(call, id),
+    name: field(call, name),
+    arguments: objectArguments((call as Record<string, unknown> | null)?.[args]),
+  };
+}
+
+/** Arguments sent as a value: an object, or why not. */
+function objectArguments(value: unknown): ParsedCall['arguments'] {
   if (value === undefined || value === null) return { value: {} };
   if (typeof value === 'object' && !Array.isArray(value)) return { value: value as Record<string, unknown> };
   return {
@@ -50,6 +59,3 @@ export function field(call: unknown, key: string): string {
 
 /** The MIME types of images Anthropic, OpenAI and Gemini all take. */
 export const COMMON_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
-
-/** Takes no media at all. */
-export const NO_MEDIA: MediaSupport = { image: () => false, audio: () => false };

@@ -5,7 +5,7 @@
  * toolsFor('ai-sdk') (tools-for-ai-sdk.ts); this module needs nothing from it.
  */
 import type { RenderedResult } from '../types.js';
-import { field, joinedText, objectArguments, type ProviderAdapter } from './adapter.js';
+import { joinedText, type ProviderAdapter, valueCall } from './adapter.js';
 
 /** A tool call as the AI SDK gives it (`ToolCallPart`, a step's `toolCalls` entries). */
 export interface AiSdkToolCall {
@@ -52,13 +52,7 @@ export const aiSdk: ProviderAdapter<never, AiSdkToolCall, AiSdkToolResult> = {
   define() {
     throw new Error("AI SDK tools are built by toolsFor('ai-sdk', ...), which loads the `ai` package");
   },
-  parseCall(call) {
-    return {
-      id: field(call, 'toolCallId'),
-      name: field(call, 'toolName'),
-      arguments: objectArguments((call as { input?: unknown } | null)?.input),
-    };
-  },
+  parseCall: (call) => valueCall(call, 'toolCallId', 'toolName', 'input'),
   resultBlock(call, result) {
     return { type: 'tool-result', toolCallId: call.id, toolName: call.name, output: toAiSdkOutput(result) };
   },

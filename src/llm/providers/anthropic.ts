@@ -5,7 +5,7 @@
  * (JPEG, PNG, GIF, WebP), with `is_error` for a failed tool.
  */
 import type { SchemaObject } from '../schema/json-schema-node.js';
-import { COMMON_IMAGE_TYPES, field, objectArguments, type ProviderAdapter } from './adapter.js';
+import { COMMON_IMAGE_TYPES, type ProviderAdapter, valueCall } from './adapter.js';
 
 /** A Messages API tool (assignable to the `@anthropic-ai/sdk` package's Tool). */
 export interface AnthropicTool {
@@ -53,13 +53,7 @@ export const anthropic: ProviderAdapter<AnthropicTool, AnthropicToolUse, Anthrop
       input_schema: { ...(parameters ?? {}), type: 'object' },
     };
   },
-  parseCall(call) {
-    return {
-      id: field(call, 'id'),
-      name: field(call, 'name'),
-      arguments: objectArguments((call as { input?: unknown } | null)?.input),
-    };
-  },
+  parseCall: (call) => valueCall(call, 'id', 'name', 'input'),
   resultBlock(call, result) {
     const content = result.parts.map(
       (part): AnthropicResultContent =>

@@ -4,7 +4,7 @@
  * `error` (https://ai.google.dev/api/caching#FunctionResponse) and whose `parts` carry images inline.
  */
 import type { SchemaObject } from '../schema/json-schema-node.js';
-import { field, joinedText, objectArguments, type ProviderAdapter } from './adapter.js';
+import { joinedText, type ProviderAdapter, valueCall } from './adapter.js';
 
 /** A Gemini function declaration; `parameters` is absent for a tool without arguments. */
 export interface GeminiFunctionDeclaration {
@@ -47,13 +47,7 @@ export const gemini: ProviderAdapter<
       ...(parameters !== undefined && { parameters }),
     };
   },
-  parseCall(call) {
-    return {
-      id: field(call, 'id'),
-      name: field(call, 'name'),
-      arguments: objectArguments((call as { args?: unknown } | null)?.args),
-    };
-  },
+  parseCall: (call) => valueCall(call, 'id', 'name', 'args'),
   resultBlock(call, result) {
     const text = joinedText(result.parts.filter((part) => part.type === 'text'));
     const media = result.parts.flatMap((part) =>

@@ -4,7 +4,7 @@
  * described, and a failed tool is marked in the text (the message has no error flag).
  */
 import type { SchemaObject } from '../schema/json-schema-node.js';
-import { field, joinedText, NO_MEDIA, type ProviderAdapter, parseJsonArguments } from './adapter.js';
+import { field, joinedText, type ProviderAdapter, parseJsonArguments } from './adapter.js';
 
 /** A Chat Completions function tool (assignable to the `openai` package's ChatCompletionFunctionTool). */
 export interface OpenAIChatTool {
@@ -31,7 +31,7 @@ export const ERROR_PREFIX = 'Error: the tool reported a failure.\n';
 
 /** Chat Completions. */
 export const openaiChat: ProviderAdapter<OpenAIChatTool, OpenAIChatToolCall, OpenAIChatToolMessage> = {
-  media: NO_MEDIA,
+  media: { image: () => false, audio: () => false },
   define(tool, parameters, strict) {
     const description = tool.description ?? tool.title;
     return {

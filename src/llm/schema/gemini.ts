@@ -10,7 +10,7 @@ import {
   isSchemaObject,
   type JsonSchema,
   type SchemaObject,
-  typesOf,
+  typesOrInferred,
   withNote,
 } from './json-schema-node.js';
 
@@ -111,12 +111,10 @@ function shape(node: SchemaObject, out: SchemaObject, path: string, notes: strin
     }
     if (node.oneOf !== undefined) notes.push('exactly one of these forms');
     const key = node.anyOf !== undefined ? 'anyOf' : 'oneOf';
-    const nullable = branches.some(
-      (branch) => isSchemaObject(branch) && branch.type === 'null' && Object.keys(branch).length === 1,
-    );
-    const rest = branches.filter(
-      (branch) => !(isSchemaObject(branch) && branch.type === 'null' && Object.keys(branch).length === 1),
-    );
+    const isNull = (branch: unknown) =>
+      isSchemaObject(branch) && branch.type === 'null' && Object.keys(branch).length === 1;
+    const nullable = branches.some(isNull);
+    const rest = branches.filter((branch) => !isNull(branch));
     const converted = rest.map((branch, index) => geminiNode(branch, `${path}/${key}/${index}`));
     if (converted.length === 0) throw new NotRepresentableError(`${path} accepts only null`);
     const merged: SchemaObject =
@@ -127,7 +125,7 @@ function shape(node: SchemaObject, out: SchemaObject, path: string, notes: strin
     return merged;
   }
   if (Array.isArray(node.enum) || 'const' in node) return literal(node, out, path, notes);
-  const declared = typesOf(node) ?? inferType(node);
+  const declared = typesOrInferred(node);
   if (declared === undefined)
     throw new NotRepresentableError(`${path} names no type; a Gemini Schema needs one`);
   const nonNull = declared.filter((type) => type !== 'null');
@@ -161,18 +159,15 @@ function typed(
   if (type === 'OBJECT') {
     const properties = isSchemaObject(node.properties) ? node.properties : {};
     const names = Object.keys(properties);
+    const required = Array.isArray(node.required) ? node.required : [];
     if (names.length > 0) {
       result.properties = Object.fromEntries(
         names.map((name) => [name, geminiNode(properties[name], `${path}/properties/${name}`)]),
       );
-      const required = (Array.isArray(node.required) ? node.required : []).filter((name) =>
-        names.includes(name),
-      );
-      if (required.length > 0) result.required = required;
+      const listed = required.filter((name) => names.includes(name));
+      if (listed.length > 0) result.required = listed;
     }
-    const unlisted = (Array.isArray(node.required) ? node.required : []).filter(
-      (name) => !names.includes(name),
-    );
+    const unlisted = required.filter((name) => !names.includes(name));
     if (unlisted.length > 0) notes.push(`also required: ${unlisted.join(', ')}`);
     const extra = node.additionalProperties;
     if (extra !== undefined && extra !== false) {
@@ -214,10 +209,4 @@ function literal(node: SchemaObject, out: SchemaObject, path: string, notes: str
   }
   if (nullable) result.nullable = true;
   return result;
-}
-
-function inferType(node: SchemaObject): string[] | undefined {
-  if ('properties' in node || 'additionalProperties' in node || 'required' in node) return ['object'];
-  if ('items' in node) return ['array'];
-  return undefined;
 }

@@ -19,6 +19,14 @@ export function typesOf(node: SchemaObject): string[] | undefined {
   return undefined;
 }
 
+/** The JSON types a node names, else the one its keywords imply (object, array), else undefined. */
+export function typesOrInferred(node: SchemaObject): string[] | undefined {
+  const named = typesOf(node);
+  if (named !== undefined) return named;
+  if ('properties' in node || 'additionalProperties' in node || 'required' in node) return ['object'];
+  return 'items' in node ? ['array'] : undefined;
+}
+
 /** Whether the schema accepts `null` for certain (a conservative reading: unknown shapes say false). */
 export function admitsNull(schema: unknown): boolean {
   if (schema === true) return true;

@@ -13,6 +13,7 @@ import {
   type JsonSchema,
   type SchemaObject,
   typesOf,
+  typesOrInferred,
   withNote,
 } from './json-schema-node.js';
 
@@ -137,7 +138,7 @@ function shape(
     return { ...out, anyOf: branches.map((branch, index) => strictNode(branch, `${path}/${key}/${index}`)) };
   }
   if (Array.isArray(node.enum) || 'const' in node) return literal(node, out, path);
-  const declared = typesOf(node) ?? inferType(node);
+  const declared = typesOrInferred(node);
   if (declared === undefined || declared.length === 0) throw new NotStrictError(`${path} accepts any value`);
   const nonNull = declared.filter((type) => type !== 'null');
   if (nonNull.length > 1) {
@@ -200,12 +201,6 @@ function jsonType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   return typeof value;
-}
-
-function inferType(node: SchemaObject): string[] | undefined {
-  if ('properties' in node || 'additionalProperties' in node || 'required' in node) return ['object'];
-  if ('items' in node) return ['array'];
-  return undefined;
 }
 
 /** `schema` also accepting null: its type widened, an enum given null, a union given a null branch. */

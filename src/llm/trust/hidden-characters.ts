@@ -39,15 +39,11 @@ export function findHiddenCharacters(text: string): HiddenCharacters[] {
     const points = [...match[0]].map((character) => character.codePointAt(0)!);
     const kind = kindOf(points[0]!);
     const codePoints = points.map((point) => `U+${point.toString(16).toUpperCase().padStart(4, '0')}`);
-    if (kind === 'tag') {
-      const spells = points
-        .filter((point) => point >= 0xe0020 && point <= 0xe007e)
-        .map((point) => String.fromCharCode(point - 0xe0000))
-        .join('');
-      found.push({ kind, index: match.index, codePoints, spells });
-    } else {
-      found.push({ kind, index: match.index, codePoints });
-    }
+    const spells = points
+      .filter((point) => point >= 0xe0020 && point <= 0xe007e)
+      .map((point) => String.fromCharCode(point - 0xe0000))
+      .join('');
+    found.push({ kind, index: match.index, codePoints, ...(kind === 'tag' && { spells }) });
   }
   return found;
 }
