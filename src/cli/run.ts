@@ -19,9 +19,8 @@ import { saveBinaries } from './save.js';
 import { clientFor, connectWithin, requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { argsOption } from './tool-arguments.js';
-import { startTrace } from './trace.js';
 import { UsageProblem } from './usage-problem.js';
-import { verboseLogging } from './verbose.js';
+import { startTrace, verboseLogging } from './verbose.js';
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */
 function signalGroup(pid: number, signal: NodeJS.Signals, platform: NodeJS.Platform): void {
