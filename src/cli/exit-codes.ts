@@ -15,7 +15,6 @@ import {
 import { inCommandWords, type MessageContext, withoutRepeatedCode } from './messages.js';
 import type { TextPolicy } from './sanitize.js';
 import { HELP_HINT } from './usage.js';
-import { InvalidArguments, UsageProblem } from './usage-problem.js';
 
 /** One code per outcome; the README and --help list them. */
 export const EXIT = {
@@ -47,6 +46,12 @@ export class OutputClosed extends Error {
     super('stdout was closed');
   }
 }
+
+/** A mistake in how the command was called: one line on stderr, exit code 2. */
+export class UsageProblem extends Error {}
+
+/** Tool arguments that do not match the tool's input schema (exit code 2; --help would not help). */
+export class InvalidArguments extends UsageProblem {}
 
 /** The CLI's own deadline (--connect-timeout) passed. */
 export class CliTimeout extends Error {}

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { Environment } from './environment.js';
-import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
+import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed, UsageProblem } from './exit-codes.js';
 import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';
 import { parseCliArguments } from './parse-command-line.js';
@@ -12,7 +12,6 @@ import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
 import { USAGE } from './usage.js';
-import { UsageProblem } from './usage-problem.js';
 
 function version(): string {
   const file = new URL('../../package.json', import.meta.url);

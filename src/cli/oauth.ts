@@ -5,10 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { type OAuthOptions, Secret } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
 import type { Environment } from './environment.js';
+import { UsageProblem } from './exit-codes.js';
 import { flagsAre, httpOnlyFlags } from './option-rules.js';
 import type { Output } from './output.js';
 import { configDirectoryOf, tokenStoreFor } from './token-files.js';
-import { UsageProblem } from './usage-problem.js';
 
 /**
  * While the user is away in a browser, the command's own --connect-timeout stands still: from the

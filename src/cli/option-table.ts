@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageProblem } from './usage-problem.js';
+import { UsageProblem } from './exit-codes.js';
 
 /** Every option the command takes, as `util.parseArgs` reads them. */
 export const OPTIONS = {

@@ -1,6 +1,6 @@
 import { LOG_LEVELS, MAX_TIMER_MS } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
-import { UsageProblem } from './usage-problem.js';
+import { UsageProblem } from './exit-codes.js';
 
 /** An environment variable's name, as --pass-env and --client-secret-env take it. */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

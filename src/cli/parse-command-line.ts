@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type CliArguments, COMMANDS, type CommandName } from './cli-arguments.js';
+import { UsageProblem } from './exit-codes.js';
 import {
   checkArgumentOptions,
   checkOAuthOptions,
@@ -18,7 +19,6 @@ import {
   protocolOf,
   wholeNumber,
 } from './option-values.js';
-import { UsageProblem } from './usage-problem.js';
 
 /** How many positionals a command takes itself: a URL after them names the server. */
 const OWN_POSITIONALS: Record<string, number> = { call: 2, read: 2, prompt: 2, complete: 4, logout: 2 };

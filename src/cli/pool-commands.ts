@@ -4,7 +4,7 @@ import type { CliArguments } from './cli-arguments.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
 import type { Environment } from './environment.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, UsageProblem } from './exit-codes.js';
 import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
 import { oneLine, toolsTable } from './render.js';
@@ -14,7 +14,6 @@ import { table } from './table.js';
 import { configDirectoryOf, tokenStoreFor } from './token-files.js';
 import { argsOption } from './tool-arguments.js';
 import { closestName } from './undeclared-arguments.js';
-import { UsageProblem } from './usage-problem.js';
 
 /** `servers`, and `tools`/`call` with `--config` but no `--server`: every server of the file, as one pool. */
 export function usesPool(cli: CliArguments): boolean {

@@ -3,7 +3,7 @@ import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { CliArguments } from './cli-arguments.js';
 import { elicitationHandler, FormTerminal } from './elicit.js';
 import type { Environment } from './environment.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { EXIT, exitCodeFor, UsageProblem } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
 import {
@@ -19,7 +19,6 @@ import { saveBinaries } from './save.js';
 import { clientFor, connectWithin, requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { argsOption } from './tool-arguments.js';
-import { UsageProblem } from './usage-problem.js';
 import { startTrace, verboseLogging } from './verbose.js';
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */

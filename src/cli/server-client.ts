@@ -13,13 +13,12 @@ import {
 import type { CliArguments } from './cli-arguments.js';
 import { elicitationHandler } from './elicit.js';
 import type { Environment } from './environment.js';
-import { CliTimeout, Unsupported } from './exit-codes.js';
+import { CliTimeout, Unsupported, UsageProblem } from './exit-codes.js';
 import { messageContextOf } from './messages.js';
 import { AuthorizationWait, oauthOptions } from './oauth.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
 import { transportFromArguments } from './transport-options.js';
-import { UsageProblem } from './usage-problem.js';
 
 /** `--root <dir>`: each an existing directory, offered as a file:// root. */
 function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {

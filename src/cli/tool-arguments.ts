@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Tool } from '../index.js';
-import { UsageProblem } from './usage-problem.js';
+import { UsageProblem } from './exit-codes.js';
 
 type Schema = Record<string, unknown>;
 /** JSON types, with integer apart from number. */

@@ -4,8 +4,8 @@ import { Secret, type TransportSpec } from '../index.js';
 import type { CliArguments } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
 import type { Environment } from './environment.js';
+import { UsageProblem } from './exit-codes.js';
 import { flagsAre, httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
-import { UsageProblem } from './usage-problem.js';
 
 /**
  * The server's transport spec: a config entry (through the shared loader), the URL, or the
