@@ -1,7 +1,7 @@
 import { type Client, ConnectionClosedError } from '../index.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { CliArguments } from './cli-arguments.js';
-import { elicitationHandler, FormTerminal } from './elicit.js';
+import { FormTerminal } from './elicit.js';
 import type { Environment } from './environment.js';
 import { EXIT, exitCodeFor, UsageProblem } from './exit-codes.js';
 import type { Output } from './output.js';
@@ -46,12 +46,7 @@ export async function runCommand(
   const baseArguments = await argsOption(cli.argsJson);
   // The shell's readline owns the terminal's input: a form borrows it while a command runs.
   const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
-  const server = await clientFor(
-    cli,
-    output,
-    environment,
-    formTerminal ? { elicitation: elicitationHandler(output, formTerminal) } : {},
-  );
+  const server = await clientFor(cli, output, environment, formTerminal);
   const client = server.client;
   if (cli.verbose) verboseLogging(client, output);
   if (cli.trace !== undefined) {

@@ -212,8 +212,7 @@ async function runShellLine(
   signal: AbortSignal,
 ): Promise<number> {
   const [command, target, ...rest] = words;
-  const run = requestOptions(cli, stopper);
-  const options = { ...run, signal: AbortSignal.any([run.signal!, signal]) };
+  const options = requestOptions(cli, stopper, signal);
   // A cancelled command's late answer is not printed: the shell has moved on.
   const output: Output = {
     ...shellOutput,
