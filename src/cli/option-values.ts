@@ -28,19 +28,12 @@ export function headerPair(value: string): [string, string] {
 }
 
 /** A count or a duration; at most 2^31-1, the longest delay a Node timer takes. */
-export function wholeNumber(option: string, value: string | undefined, fallback: number, min: number): number;
-export function wholeNumber(
+export function wholeNumber<Fallback extends number | undefined>(
   option: string,
   value: string | undefined,
-  fallback: undefined,
+  fallback: Fallback,
   min: number,
-): number | undefined;
-export function wholeNumber(
-  option: string,
-  value: string | undefined,
-  fallback: number | undefined,
-  min: number,
-): number | undefined {
+): number | Fallback {
   if (value === undefined) return fallback;
   const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   const unit = option.endsWith('bytes') || option === '--stderr-tail' ? '' : ' of milliseconds';
