@@ -148,10 +148,10 @@ export function renderResource(policy: TextPolicy, result: ReadResourceResult, s
     .join('\n');
 }
 
-export function renderPrompt(policy: TextPolicy, result: GetPromptResult, saved: SavedFiles): string {
+export function renderPrompt(policy: TextPolicy, result: GetPromptResult): string {
   const lines = result.description ? [policy.text(result.description), ''] : [];
   for (const message of result.messages ?? [])
-    lines.push(`${oneLine(policy, message.role, 20)}: ${renderContent(policy, message.content, saved)}`);
+    lines.push(`${oneLine(policy, message.role, 20)}: ${renderContent(policy, message.content, new Map())}`);
   return lines.join('\n');
 }
 

@@ -158,7 +158,7 @@ async function dispatch(
         { name: cli.target!, arguments: Object.fromEntries(cli.args) },
         options,
       );
-      print(() => renderPrompt(policy, result, new Map()), result);
+      print(() => renderPrompt(policy, result), result);
       return EXIT.ok;
     }
     case 'complete': {

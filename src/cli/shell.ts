@@ -260,7 +260,6 @@ async function runShellLine(
         renderPrompt(
           policy,
           await client.getPrompt({ name: target, arguments: Object.fromEntries(keyValues(rest)) }, options),
-          new Map(),
         ),
       );
       return EXIT.ok;
