@@ -22,6 +22,7 @@ export async function transportFromArguments(
       : cli.url !== undefined
         ? { type: 'http', url: cli.url }
         : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
+  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   if (base.type === 'http') return httpTransport(base, cli);
   const httpOnly = httpOnlyFlags(cli);
   if (httpOnly.length > 0) {
@@ -57,7 +58,6 @@ export async function transportFromArguments(
     }
   }
   base.stderrTail = cli.stderrTail ?? 8192;
-  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   if (cli.maxJunkLines !== undefined) base.maxJunkLines = cli.maxJunkLines;
   return base as unknown as TransportSpec;
 }
@@ -79,6 +79,5 @@ function httpTransport(base: Record<string, unknown>, cli: CliArguments): Transp
     base.headers = Object.fromEntries(headers.values());
   }
   if (cli.allowInsecure) base.allowInsecure = true;
-  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   return base as unknown as TransportSpec;
 }
