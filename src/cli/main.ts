@@ -13,11 +13,6 @@ import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
 import { USAGE } from './usage.js';
 
-function version(): string {
-  const file = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
-
 async function main(argv: string[]): Promise<number> {
   const stopper = new Stopper();
   const stdout = closableStdout(() => {
@@ -57,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (cli === 'version') {
-    output.out(`conduit-mcp ${version()}`);
+    const file = new URL('../../package.json', import.meta.url);
+    output.out(`conduit-mcp ${(JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version}`);
     return EXIT.ok;
   }
   // A whole-file command's failures are each server's: they name their server themselves.

@@ -53,10 +53,6 @@ function splitWords(line: string): string[] {
   return words;
 }
 
-function historyFileOf({ env, home }: Environment): string {
-  return env.CONDUIT_MCP_HISTORY ?? path.join(home, '.conduit-mcp_history');
-}
-
 function loadHistory(historyFile: string): string[] {
   try {
     return readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).reverse().slice(0, 500);
@@ -74,7 +70,8 @@ export async function runShell(
   formTerminal: FormTerminal,
   environment: Environment,
 ): Promise<number> {
-  const historyFile = historyFileOf(environment);
+  const historyFile =
+    environment.env.CONDUIT_MCP_HISTORY ?? path.join(environment.home, '.conduit-mcp_history');
   let toolNames: string[] = [];
   const refreshTools = async () => {
     if (!client.serverCapabilities?.tools) return;
@@ -237,7 +234,7 @@ async function runShellLine(
     case 'call': {
       if (!target) throw new Error('call needs a tool name: call <tool> [key=value ...]');
       const json = rest.length === 1 && rest[0]!.trimStart().startsWith('{');
-      const base = json ? readArgsJson(rest[0]!, () => '') : {};
+      const base = json ? readArgsJson(rest[0]!) : {};
       const result = await callTool(
         clientToolHost(client),
         cli,
