@@ -54,18 +54,20 @@ function wholeNumber<Fallback extends number | undefined>(
   return number;
 }
 
-function grantOf(grant: string | undefined): CliArguments['grant'] {
-  if (
-    grant !== undefined &&
-    grant !== 'authorization_code' &&
-    grant !== 'client_credentials' &&
-    grant !== 'jwt_bearer'
-  ) {
-    throw new UsageProblem(
-      `--grant takes authorization_code, client_credentials or jwt_bearer, got ${JSON.stringify(grant)}`,
-    );
+/**
+ * A value among `allowed` (--grant, --protocol, --log-level), or a UsageProblem naming them
+ * (`a, b or c`; `listed` when they are too many for that).
+ */
+function oneOf<T extends string>(
+  option: string,
+  value: string,
+  allowed: readonly T[],
+  listed = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`,
+): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageProblem(`${option} takes ${listed}, got ${JSON.stringify(value)}`);
   }
-  return grant;
+  return value as T;
 }
 
 function checkClientSecretEnv(name: string | undefined): void {
@@ -73,19 +75,6 @@ function checkClientSecretEnv(name: string | undefined): void {
     throw new UsageProblem(
       '--client-secret-env takes the name of a variable that holds the secret (e.g. --client-secret-env MCP_CLIENT_SECRET), not the secret itself',
     );
-  }
-}
-
-function protocolOf(protocol = 'auto'): CliArguments['protocol'] {
-  if (protocol !== 'auto' && protocol !== 'modern' && protocol !== 'legacy') {
-    throw new UsageProblem(`--protocol takes auto, modern or legacy, got ${JSON.stringify(protocol)}`);
-  }
-  return protocol;
-}
-
-function checkLogLevel(level: string | undefined): void {
-  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
-    throw new UsageProblem(`--log-level takes one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
   }
 }
 
@@ -225,11 +214,15 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   checkServerSource({ command, config: values.config, server, serverCommand, url });
   checkServerCommand(serverCommand);
   checkArgumentOptions(command, values);
-  const grant = grantOf(values.grant);
+  const grant =
+    values.grant === undefined
+      ? undefined
+      : oneOf('--grant', values.grant, ['authorization_code', 'client_credentials', 'jwt_bearer'] as const);
   checkOAuthOptions(values, grant);
   checkClientSecretEnv(values['client-secret-env']);
-  const protocol = protocolOf(values.protocol);
-  checkLogLevel(values['log-level']);
+  const protocol = oneOf('--protocol', values.protocol ?? 'auto', ['auto', 'modern', 'legacy'] as const);
+  if (values['log-level'] !== undefined)
+    oneOf('--log-level', values['log-level'], LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`);
   checkPassEnv(values['pass-env'] ?? []);
   const cli: CliArguments = {
     command,
