@@ -1,8 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { type LogoutResult, logout as revokeAndForget, Secret, type StoredAuth } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
-import type { Environment } from './environment.js';
 import { EXIT, UsageProblem } from './exit-codes.js';
 import type { Output } from './output.js';
 import { configDirectoryOf, serverKey, tokenFile, tokenStoreFor } from './token-files.js';

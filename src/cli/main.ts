@@ -2,7 +2,7 @@
 // The conduit-mcp command: inspect and call any MCP server from a terminal.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { Environment } from './environment.js';
+import type { Environment } from './cli-arguments.js';
 import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed, UsageProblem } from './exit-codes.js';
 import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';

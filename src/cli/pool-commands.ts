@@ -1,9 +1,8 @@
 import { ClientPool, type ServerStatus } from '../index.js';
 import { callTool, printToolResult } from './call-tool.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
-import type { Environment } from './environment.js';
 import { EXIT, UsageProblem } from './exit-codes.js';
 import { poolMessage } from './messages.js';
 import type { Output } from './output.js';

@@ -1,8 +1,7 @@
 import { type Client, ConnectionClosedError } from '../index.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { FormTerminal } from './elicit.js';
-import type { Environment } from './environment.js';
 import { EXIT, exitCodeFor, UsageProblem } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';

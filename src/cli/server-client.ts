@@ -10,9 +10,8 @@ import {
   type RequestOptions,
   UnsupportedProtocolVersionError,
 } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { elicitationHandler, type FormTerminal } from './elicit.js';
-import type { Environment } from './environment.js';
 import { CliTimeout, Unsupported, UsageProblem } from './exit-codes.js';
 import { messageContextOf } from './messages.js';
 import { AuthorizationWait, oauthOptions } from './oauth.js';

@@ -1,9 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
-import type { Environment } from './environment.js';
 import { UsageProblem } from './exit-codes.js';
 import { flagsAre, httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
 
