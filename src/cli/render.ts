@@ -90,7 +90,6 @@ export function promptsTable(policy: TextPolicy, prompts: Prompt[]): string {
   );
 }
 
-/** The size of base64 data, decoded. */
 function decodedBytes(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);

@@ -67,7 +67,6 @@ interface AuthEvent {
   message?: string;
 }
 
-/** One `conduit-mcp:auth` event in words. */
 function describeAuthEvent(event: AuthEvent): string {
   switch (event.event) {
     case 'request':
