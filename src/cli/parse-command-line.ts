@@ -105,22 +105,12 @@ function isHttpUrl(word: string | undefined): boolean {
   return word !== undefined && /^https?:\/\//i.test(word) && URL.canParse(word);
 }
 
-/** The words that are not options, each in its place. */
-interface Words {
-  command: CommandName;
-  target: string | undefined;
-  completeArgument: [string, string] | undefined;
-  uris: string[];
-  url: string | undefined;
-  /** `--server`, or logout's entry name when it is given with --config. */
-  server: string | undefined;
-}
-
 /**
  * The command, its target and further words, and an HTTP server's URL: the only word after `--`,
- * or a last positional beyond the command's own. `serverCommand` loses a URL it held.
+ * or a last positional beyond the command's own. `serverCommand` loses a URL it held. `server`:
+ * `--server`, or logout's entry name when it is given with --config.
  */
-function readWords(positionals: string[], serverCommand: string[], values: OptionValues): Words {
+function readWords(positionals: string[], serverCommand: string[], values: OptionValues) {
   let url: string | undefined;
   let server = values.server;
   if (serverCommand.length === 1 && isHttpUrl(serverCommand[0])) {
