@@ -54,9 +54,7 @@ export async function callTool(
   args: ReadonlyArray<[string, string]>,
   signal?: AbortSignal,
 ): Promise<CallToolResult> {
-  const withSignal = (options: RequestOptions): RequestOptions =>
-    signal ? { ...options, signal: AbortSignal.any([options.signal!, signal]) } : options;
-  const tool = await host.find(name, withSignal(requestOptions(cli, stopper)));
+  const tool = await host.find(name, requestOptions(cli, stopper, signal));
   const toolArgs = toolArguments(baseArguments, args, tool, cli.validate);
   if (tool) warnUndeclaredArguments(tool, Object.keys(toolArgs), output, cli.validate);
   if (tool && cli.validate) {
@@ -67,7 +65,7 @@ export async function callTool(
   try {
     return await host.call(
       { name, arguments: toolArgs },
-      withSignal(requestOptions(cli, stopper, cli.json ? () => {} : progress.paint)),
+      requestOptions(cli, stopper, signal, cli.json ? () => {} : progress.paint),
     );
   } finally {
     progress.clear();

@@ -1,7 +1,7 @@
 import { checkSchema, type SchemaError, type Tool } from '../index.js';
+import { InvalidArguments } from './exit-codes.js';
 import { acceptedTypes, describeParameters, listTypes, typeOf } from './tool-arguments.js';
 import { didYouMean } from './undeclared-arguments.js';
-import { InvalidArguments } from './usage-problem.js';
 
 /** Keywords that only say "something below failed". */
 const WRAPPERS = new Set([

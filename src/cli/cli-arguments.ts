@@ -53,7 +53,6 @@ export interface CliArguments {
   roots: string[];
   /** watch: resources to subscribe to. */
   uris: string[];
-  /** The server command after `--`. */
   serverCommand: string[];
   /** An HTTP server's URL: the last positional (or the only word after `--`) when it is one. */
   url: string | undefined;
@@ -65,7 +64,6 @@ export interface CliArguments {
   clientId: string | undefined;
   /** OAuth: `--client-secret-env NAME`, the variable holding that client's secret. */
   clientSecretEnv: string | undefined;
-  /** OAuth: `--grant`. */
   grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | undefined;
   /** OAuth: `--assertion-file PATH`, the workload's JWT for `--grant jwt_bearer`, read when a token is needed. */
   assertionFile: string | undefined;
@@ -76,4 +74,14 @@ export interface CliArguments {
    * hands the URL to the system's browser (`--open`), `never` fails at once (`--no-login`).
    */
   login: 'wait' | 'open' | 'never';
+}
+
+/**
+ * What the command reads from its process, once, in main.ts: the functions that decide by the
+ * platform or by a variable take it from here, so that a test can give them another.
+ */
+export interface Environment {
+  platform: NodeJS.Platform;
+  env: Readonly<Record<string, string | undefined>>;
+  home: string;
 }

@@ -15,7 +15,6 @@ import {
 import { inCommandWords, type MessageContext, withoutRepeatedCode } from './messages.js';
 import type { TextPolicy } from './sanitize.js';
 import { HELP_HINT } from './usage.js';
-import { InvalidArguments, UsageProblem } from './usage-problem.js';
 
 /** One code per outcome; the README and --help list them. */
 export const EXIT = {
@@ -47,6 +46,12 @@ export class OutputClosed extends Error {
     super('stdout was closed');
   }
 }
+
+/** A mistake in how the command was called: one line on stderr, exit code 2. */
+export class UsageProblem extends Error {}
+
+/** Tool arguments that do not match the tool's input schema (exit code 2; --help would not help). */
+export class InvalidArguments extends UsageProblem {}
 
 /** The CLI's own deadline (--connect-timeout) passed. */
 export class CliTimeout extends Error {}
@@ -107,14 +112,17 @@ function closeReasonOf(error: unknown): CloseReason | undefined {
   return undefined;
 }
 
-/** The command's own errors (usage, a stop, its deadlines) are in its words already. */
-function isOwnError(error: unknown): boolean {
-  return (
-    error instanceof UsageProblem ||
-    error instanceof Interrupted ||
-    error instanceof CliTimeout ||
-    error instanceof Unsupported
-  );
+/** The command's own errors (usage, a stop, its deadlines), in its words already, with their --json codes. */
+const OWN_ERRORS = [
+  [InvalidArguments, 'CONDUIT_INVALID_ARGUMENTS'],
+  [UsageProblem, 'CONDUIT_USAGE'],
+  [Interrupted, 'CONDUIT_INTERRUPTED'],
+  [CliTimeout, 'CONDUIT_CONNECT_TIMEOUT'],
+  [Unsupported, 'CONDUIT_UNSUPPORTED'],
+] as const;
+
+function ownCode(error: unknown): string | undefined {
+  return OWN_ERRORS.find(([type]) => error instanceof type)?.[1];
 }
 
 const TAIL_LINES = 20;
@@ -127,7 +135,8 @@ export function describeFailure(error: unknown, policy: TextPolicy, context?: Me
   let message: string;
   if (error instanceof InvalidArguments) return error.message;
   if (error instanceof UsageProblem) return `${error.message}\n${HELP_HINT}`;
-  const words = (text: string) => (context && !isOwnError(error) ? inCommandWords(text, context) : text);
+  const words = (text: string) =>
+    context && ownCode(error) === undefined ? inCommandWords(text, context) : text;
   if (error instanceof McpError) {
     message = `the server answered error ${error.code}: ${policy.line(withoutRepeatedCode(words(error.message), error.code))}`;
   } else if (error instanceof RequestTimeoutError) {
@@ -155,22 +164,11 @@ export function describeFailure(error: unknown, policy: TextPolicy, context?: Me
 
 /** `{ "error": { code, message, exitCode, ... } }` for --json. */
 export function jsonFailure(error: unknown, exitCode: number, context?: MessageContext): unknown {
-  const code =
-    error instanceof InvalidArguments
-      ? 'CONDUIT_INVALID_ARGUMENTS'
-      : error instanceof UsageProblem
-        ? 'CONDUIT_USAGE'
-        : error instanceof Interrupted
-          ? 'CONDUIT_INTERRUPTED'
-          : error instanceof CliTimeout
-            ? 'CONDUIT_CONNECT_TIMEOUT'
-            : error instanceof Unsupported
-              ? 'CONDUIT_UNSUPPORTED'
-              : ((error as { code?: unknown })?.code ?? 'CONDUIT_ERROR');
+  const code = ownCode(error) ?? (error as { code?: unknown })?.code ?? 'CONDUIT_ERROR';
   const body: Record<string, unknown> = {
     code,
     message:
-      error instanceof Error && !isOwnError(error) && context
+      error instanceof Error && ownCode(error) === undefined && context
         ? inCommandWords(error.message, context)
         : error instanceof Error
           ? error.message

@@ -1,12 +1,10 @@
 import { readFile, rm } from 'node:fs/promises';
 import { type LogoutResult, logout as revokeAndForget, Secret, type StoredAuth } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
-import type { Environment } from './environment.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, UsageProblem } from './exit-codes.js';
 import type { Output } from './output.js';
 import { configDirectoryOf, serverKey, tokenFile, tokenStoreFor } from './token-files.js';
-import { UsageProblem } from './usage-problem.js';
 
 /** What one stored entry is, in words; never a token or a secret. */
 function describeEntry(entry: StoredAuth): string | undefined {

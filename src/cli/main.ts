@@ -2,8 +2,8 @@
 // The conduit-mcp command: inspect and call any MCP server from a terminal.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { Environment } from './environment.js';
-import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed } from './exit-codes.js';
+import type { Environment } from './cli-arguments.js';
+import { describeFailure, EXIT, exitCodeFor, jsonFailure, OutputClosed, UsageProblem } from './exit-codes.js';
 import { type MessageContext, messageContextOf } from './messages.js';
 import { closableStderr, closableStdout, type Output } from './output.js';
 import { parseCliArguments } from './parse-command-line.js';
@@ -12,12 +12,6 @@ import { runCommand } from './run.js';
 import { RAW, SAFE } from './sanitize.js';
 import { installSignalHandlers, Stopper } from './stop.js';
 import { USAGE } from './usage.js';
-import { UsageProblem } from './usage-problem.js';
-
-function version(): string {
-  const file = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-}
 
 async function main(argv: string[]): Promise<number> {
   const stopper = new Stopper();
@@ -58,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (cli === 'version') {
-    output.out(`conduit-mcp ${version()}`);
+    const file = new URL('../../package.json', import.meta.url);
+    output.out(`conduit-mcp ${(JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version}`);
     return EXIT.ok;
   }
   // A whole-file command's failures are each server's: they name their server themselves.

@@ -49,16 +49,14 @@ function commandAdvice(message: string): string {
   return message.replace(HOOK_PREFIX, '').replace(AUTHORIZATION_TIMEOUT_ADVICE, RUN_AGAIN);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `text` without the server's name before it: the library may have put it there more than once. */
+function withoutName(text: string, name: string): string {
+  return text.replace(new RegExp(`^(?:${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: )+`), '');
 }
 
 /** `message` in the command's words (see the module comment). */
 export function inCommandWords(message: string, context: MessageContext): string {
-  let text = commandAdvice(message);
-  // The server's name, once at most: the library may have put it there more than once.
-  const named = new RegExp(`^(?:${escapeRegExp(context.name)}: )+`);
-  text = text.replace(named, '');
+  let text = withoutName(commandAdvice(message), context.name);
   // A config file's own messages (`mcp.json: mcpServers.x.cwd: ...`) are in the file's words already.
   if (context.file !== undefined && text.includes(context.file)) return text;
   if (context.entry !== undefined) {
@@ -73,9 +71,7 @@ export function inCommandWords(message: string, context: MessageContext): string
 
 /** The same for one server of a pool, whose name a table or a line shows already. */
 export function poolMessage(message: string, server: string): string {
-  return commandAdvice(message)
-    .replace(new RegExp(`^(?:${escapeRegExp(server)}: )+`), '')
-    .replace(/\btransport\.([\w.[\]-]+)/g, '"$1"');
+  return withoutName(commandAdvice(message), server).replace(/\btransport\.([\w.[\]-]+)/g, '"$1"');
 }
 
 /** A repeated error code: a server whose message starts with its code (`MCP error -32602: ...`). */

@@ -1,14 +1,12 @@
 import { spawn } from 'node:child_process';
 import dc from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { type OAuthOptions, Secret } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
-import type { Environment } from './environment.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
+import { UsageProblem } from './exit-codes.js';
 import { flagsAre, httpOnlyFlags } from './option-rules.js';
 import type { Output } from './output.js';
 import { configDirectoryOf, tokenStoreFor } from './token-files.js';
-import { UsageProblem } from './usage-problem.js';
 
 /**
  * While the user is away in a browser, the command's own --connect-timeout stands still: from the
@@ -71,7 +69,7 @@ export function oauthOptions(
       '--grant client_credentials needs the client registered for it: --client-id <id> --client-secret-env <NAME>',
     );
   }
-  if (cli.assertionFile !== undefined) checkAssertionFile(cli.assertionFile);
+  if (cli.assertionFile !== undefined) readAssertion(cli.assertionFile);
   const subscription = (message: unknown) => {
     const { server: from, event } = message as { server?: string; event?: string };
     if (from === server && (event === 'authorized' || event === 'failed')) wait.set(false);
@@ -82,7 +80,7 @@ export function oauthOptions(
     ...(cli.grant !== undefined ? { grant: cli.grant } : {}),
     ...(cli.clientId !== undefined ? { clientId: cli.clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
-    ...(cli.assertionFile !== undefined ? { assertion: () => readAssertion(cli.assertionFile!) } : {}),
+    ...(cli.assertionFile !== undefined ? { assertion: async () => readAssertion(cli.assertionFile!) } : {}),
     ...(cli.scopes.length > 0 ? { scopes: cli.scopes } : {}),
     onAuthorizationUrl: async (authorizationUrl: URL) => {
       if (cli.login === 'never') {
@@ -100,34 +98,23 @@ export function oauthOptions(
   };
 }
 
-/** The workload JWT in an --assertion-file, trimmed; an unreadable or empty file is a usage problem naming it. */
-async function readAssertion(file: string): Promise<string> {
-  return assertionIn(file, await readFile(file, 'utf8').catch(unreadable(file)));
-}
-
-function checkAssertionFile(file: string): void {
-  let text = '';
+/**
+ * The workload JWT in an --assertion-file, trimmed; an unreadable or empty file is a usage problem
+ * naming it. Read when the flags are checked, and again whenever a token is due.
+ */
+function readAssertion(file: string): string {
+  let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    unreadable(file)(error);
+    throw new UsageProblem(
+      `--assertion-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
-  assertionIn(file, text);
-}
-
-function assertionIn(file: string, text: string): string {
   const assertion = text.trim();
   if (assertion === '')
     throw new UsageProblem(`--assertion-file ${file} is empty; it should hold the workload's JWT`);
   return assertion;
-}
-
-function unreadable(file: string): (error: unknown) => never {
-  return (error) => {
-    throw new UsageProblem(
-      `--assertion-file ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  };
 }
 
 /**

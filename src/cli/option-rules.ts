@@ -1,6 +1,6 @@
 import type { CliArguments, CommandName } from './cli-arguments.js';
+import { UsageProblem } from './exit-codes.js';
 import type { OptionValues } from './option-table.js';
-import { UsageProblem } from './usage-problem.js';
 
 /** `--a is`, `--a, --b are`: the start of a message about flags given where they do not belong. */
 export function flagsAre(flags: readonly string[]): string {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageProblem } from './usage-problem.js';
+import { UsageProblem } from './exit-codes.js';
 
 /** Every option the command takes, as `util.parseArgs` reads them. */
 export const OPTIONS = {
@@ -57,13 +57,6 @@ export type OptionValues = ReturnType<
   typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>
 >['values'];
 
-/** The command line read by the table: the options, the words between them, and the server command after `--`. */
-export interface ReadCommandLine {
-  values: OptionValues;
-  positionals: string[];
-  serverCommand: string[];
-}
-
 /** parseArgs' messages, in our words. */
 function explainParseError(error: Error): string {
   const unknown = /Unknown option '([^']+)'/.exec(error.message);
@@ -76,8 +69,11 @@ function explainParseError(error: Error): string {
   return error.message;
 }
 
-/** Reads the options before `--` by the table; an unknown or incomplete option is a UsageProblem. */
-export function readOptions(argv: readonly string[]): ReadCommandLine {
+/**
+ * Reads the options before `--` by the table, and the words between them; the server command is
+ * what follows `--`. An unknown or incomplete option is a UsageProblem.
+ */
+export function readOptions(argv: readonly string[]) {
   const split = argv.indexOf('--');
   const own = split === -1 ? [...argv] : argv.slice(0, split);
   const serverCommand = split === -1 ? [] : argv.slice(split + 1);

@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { LOG_LEVELS, MAX_TIMER_MS } from '../index.js';
 import { type CliArguments, COMMANDS, type CommandName } from './cli-arguments.js';
+import { UsageProblem } from './exit-codes.js';
 import {
   checkArgumentOptions,
   checkOAuthOptions,
@@ -8,17 +10,83 @@ import {
   checkServerSource,
 } from './option-rules.js';
 import { type OptionValues, readOptions } from './option-table.js';
-import {
-  checkClientSecretEnv,
-  checkLogLevel,
-  checkPassEnv,
-  grantOf,
-  headerPair,
-  pair,
-  protocolOf,
-  wholeNumber,
-} from './option-values.js';
-import { UsageProblem } from './usage-problem.js';
+
+/** An environment variable's name, as --pass-env and --client-secret-env take it. */
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `KEY=VALUE` (--arg, --env). */
+function pair(value: string, option: string, example: string): [string, string] {
+  const at = value.indexOf('=');
+  if (at <= 0)
+    throw new UsageProblem(
+      `${option} takes KEY=VALUE (e.g. ${option} ${example}), got ${JSON.stringify(value)}`,
+    );
+  return [value.slice(0, at), value.slice(at + 1)];
+}
+
+/** `--header 'Name: value'` (curl's form). The value is not shown in the message: it may be a token. */
+function headerPair(value: string): [string, string] {
+  const at = value.indexOf(':');
+  const name = at > 0 ? value.slice(0, at).trim() : '';
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+    throw new UsageProblem(
+      `--header takes 'Name: value' (e.g. --header 'X-Api-Key: ...'); got one without a valid name before the colon`,
+    );
+  }
+  return [name, value.slice(at + 1).trim()];
+}
+
+/** A count or a duration; at most 2^31-1, the longest delay a Node timer takes. */
+function wholeNumber<Fallback extends number | undefined>(
+  option: string,
+  value: string | undefined,
+  fallback: Fallback,
+  min: number,
+): number | Fallback {
+  if (value === undefined) return fallback;
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  const unit = option.endsWith('bytes') || option === '--stderr-tail' ? '' : ' of milliseconds';
+  if (!Number.isSafeInteger(number) || number < min || number > MAX_TIMER_MS) {
+    throw new UsageProblem(
+      `${option} takes a whole number${unit} ${min === 0 ? '>= 0' : '>= 1'}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return number;
+}
+
+/**
+ * A value among `allowed` (--grant, --protocol, --log-level), or a UsageProblem naming them
+ * (`a, b or c`; `listed` when they are too many for that).
+ */
+function oneOf<T extends string>(
+  option: string,
+  value: string,
+  allowed: readonly T[],
+  listed = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`,
+): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageProblem(`${option} takes ${listed}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function checkClientSecretEnv(name: string | undefined): void {
+  if (name !== undefined && !VARIABLE_NAME.test(name)) {
+    throw new UsageProblem(
+      '--client-secret-env takes the name of a variable that holds the secret (e.g. --client-secret-env MCP_CLIENT_SECRET), not the secret itself',
+    );
+  }
+}
+
+function checkPassEnv(names: readonly string[]): void {
+  for (const name of names) {
+    if (!VARIABLE_NAME.test(name)) {
+      throw new UsageProblem(
+        `--pass-env takes a variable name (e.g. --pass-env GITHUB_TOKEN), got ${JSON.stringify(name)}`,
+      );
+    }
+  }
+}
 
 /** How many positionals a command takes itself: a URL after them names the server. */
 const OWN_POSITIONALS: Record<string, number> = { call: 2, read: 2, prompt: 2, complete: 4, logout: 2 };
@@ -37,22 +105,12 @@ function isHttpUrl(word: string | undefined): boolean {
   return word !== undefined && /^https?:\/\//i.test(word) && URL.canParse(word);
 }
 
-/** The words that are not options, each in its place. */
-interface Words {
-  command: CommandName;
-  target: string | undefined;
-  completeArgument: [string, string] | undefined;
-  uris: string[];
-  url: string | undefined;
-  /** `--server`, or logout's entry name when it is given with --config. */
-  server: string | undefined;
-}
-
 /**
  * The command, its target and further words, and an HTTP server's URL: the only word after `--`,
- * or a last positional beyond the command's own. `serverCommand` loses a URL it held.
+ * or a last positional beyond the command's own. `serverCommand` loses a URL it held. `server`:
+ * `--server`, or logout's entry name when it is given with --config.
  */
-function readWords(positionals: string[], serverCommand: string[], values: OptionValues): Words {
+function readWords(positionals: string[], serverCommand: string[], values: OptionValues) {
   let url: string | undefined;
   let server = values.server;
   if (serverCommand.length === 1 && isHttpUrl(serverCommand[0])) {
@@ -146,11 +204,15 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   checkServerSource({ command, config: values.config, server, serverCommand, url });
   checkServerCommand(serverCommand);
   checkArgumentOptions(command, values);
-  const grant = grantOf(values.grant);
+  const grant =
+    values.grant === undefined
+      ? undefined
+      : oneOf('--grant', values.grant, ['authorization_code', 'client_credentials', 'jwt_bearer'] as const);
   checkOAuthOptions(values, grant);
   checkClientSecretEnv(values['client-secret-env']);
-  const protocol = protocolOf(values.protocol);
-  checkLogLevel(values['log-level']);
+  const protocol = oneOf('--protocol', values.protocol ?? 'auto', ['auto', 'modern', 'legacy'] as const);
+  if (values['log-level'] !== undefined)
+    oneOf('--log-level', values['log-level'], LOG_LEVELS, `one of ${LOG_LEVELS.join(', ')}`);
   checkPassEnv(values['pass-env'] ?? []);
   const cli: CliArguments = {
     command,

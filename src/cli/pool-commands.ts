@@ -1,9 +1,9 @@
 import { ClientPool, type ServerStatus } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
+import { callTool, printToolResult } from './call-tool.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
-import type { Environment } from './environment.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, UsageProblem } from './exit-codes.js';
 import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
 import { oneLine, toolsTable } from './render.js';
@@ -11,6 +11,8 @@ import type { TextPolicy } from './sanitize.js';
 import type { Stopper } from './stop.js';
 import { table } from './table.js';
 import { configDirectoryOf, tokenStoreFor } from './token-files.js';
+import { argsOption } from './tool-arguments.js';
+import { closestName } from './undeclared-arguments.js';
 
 /** `servers`, and `tools`/`call` with `--config` but no `--server`: every server of the file, as one pool. */
 export function usesPool(cli: CliArguments): boolean {
@@ -36,7 +38,6 @@ export async function runPoolCommand(
   await using pool = openPool(cli, output, configDirectoryOf(environment));
   await stopper.race(pool.connect());
   if (cli.command === 'call') {
-    const { callPoolTool } = await import('./pool-call.js');
     return await callPoolTool(pool, cli, output, stopper);
   }
   const print = (human: () => string, json: unknown) =>
@@ -128,4 +129,41 @@ function statusJson(s: ServerStatus) {
     error: s.error?.message ?? null,
     restarts: s.restarts,
   };
+}
+
+/**
+ * `call <name> --config <file>`: a tool by the name `tools --config` prints (`<server>__<tool>`),
+ * routed by the pool to its server, arguments typed and checked as for one server.
+ */
+async function callPoolTool(
+  pool: ClientPool,
+  cli: CliArguments,
+  output: Output,
+  stopper: Stopper,
+): Promise<number> {
+  const name = cli.target!;
+  const { tools } = await stopper.race(pool.listTools());
+  const base = await argsOption(cli.argsJson);
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (tool === undefined) {
+    const near = closestName(
+      name,
+      tools.map((candidate) => candidate.name),
+    );
+    const down = pool
+      .status()
+      .filter((s) => s.state !== 'ready' && s.state !== 'disabled')
+      .map((s) => `${s.name} (${s.state})`);
+    throw new UsageProblem(
+      `${cli.config} has no tool ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ''} ` +
+        `(conduit-mcp tools --config ${cli.config} lists them${down.length ? `; not ready: ${down.join(', ')}` : ''})`,
+    );
+  }
+  const host = {
+    find: async () => tool,
+    call: (params: { name: string; arguments: Record<string, unknown> }, options: object) =>
+      pool.callTool(params, options),
+  };
+  const result = await callTool(host, cli, output, stopper, name, base, cli.args);
+  return printToolResult(cli, output, result);
 }

@@ -90,7 +90,6 @@ export function promptsTable(policy: TextPolicy, prompts: Prompt[]): string {
   );
 }
 
-/** The size of base64 data, decoded. */
 function decodedBytes(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
@@ -148,10 +147,10 @@ export function renderResource(policy: TextPolicy, result: ReadResourceResult, s
     .join('\n');
 }
 
-export function renderPrompt(policy: TextPolicy, result: GetPromptResult, saved: SavedFiles): string {
+export function renderPrompt(policy: TextPolicy, result: GetPromptResult): string {
   const lines = result.description ? [policy.text(result.description), ''] : [];
   for (const message of result.messages ?? [])
-    lines.push(`${oneLine(policy, message.role, 20)}: ${renderContent(policy, message.content, saved)}`);
+    lines.push(`${oneLine(policy, message.role, 20)}: ${renderContent(policy, message.content, new Map())}`);
   return lines.join('\n');
 }
 

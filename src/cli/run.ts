@@ -1,9 +1,8 @@
 import { type Client, ConnectionClosedError } from '../index.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
-import type { CliArguments } from './cli-arguments.js';
-import { elicitationHandler, FormTerminal } from './elicit.js';
-import type { Environment } from './environment.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
+import { FormTerminal } from './elicit.js';
+import { EXIT, exitCodeFor, UsageProblem } from './exit-codes.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
 import {
@@ -19,9 +18,7 @@ import { saveBinaries } from './save.js';
 import { clientFor, connectWithin, requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { argsOption } from './tool-arguments.js';
-import { startTrace } from './trace.js';
-import { UsageProblem } from './usage-problem.js';
-import { verboseLogging } from './verbose.js';
+import { startTrace, verboseLogging } from './verbose.js';
 
 /** Signals the server's process group (its own, since it runs detached); gone is fine. */
 function signalGroup(pid: number, signal: NodeJS.Signals, platform: NodeJS.Platform): void {
@@ -48,12 +45,7 @@ export async function runCommand(
   const baseArguments = await argsOption(cli.argsJson);
   // The shell's readline owns the terminal's input: a form borrows it while a command runs.
   const formTerminal = cli.command === 'shell' ? new FormTerminal() : undefined;
-  const server = await clientFor(
-    cli,
-    output,
-    environment,
-    formTerminal ? { elicitation: elicitationHandler(output, formTerminal) } : {},
-  );
+  const server = await clientFor(cli, output, environment, formTerminal);
   const client = server.client;
   if (cli.verbose) verboseLogging(client, output);
   if (cli.trace !== undefined) {
@@ -165,7 +157,7 @@ async function dispatch(
         { name: cli.target!, arguments: Object.fromEntries(cli.args) },
         options,
       );
-      print(() => renderPrompt(policy, result, new Map()), result);
+      print(() => renderPrompt(policy, result), result);
       return EXIT.ok;
     }
     case 'complete': {

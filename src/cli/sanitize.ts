@@ -16,21 +16,19 @@ function escapeCharacter(character: string): string {
     : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/** Text as a terminal may show it: multi-line text keeps its newlines and tabs. */
-function visible(text: string): string {
-  return text.replace(UNSAFE, escapeCharacter);
-}
-
-/** For one-line places (table cells, headers): newlines and tabs are escaped too. */
-function visibleLine(text: string): string {
-  return text.replace(UNSAFE_IN_LINE, escapeCharacter);
-}
-
 /** The sanitiser of a run: `--raw` keeps the server's text as it is. */
 export interface TextPolicy {
+  /** Multi-line text: it keeps its newlines and tabs. */
   text: (value: string) => string;
+  /** For one-line places (table cells, headers): newlines and tabs are escaped too. */
   line: (value: string) => string;
 }
 
-export const SAFE: TextPolicy = { text: visible, line: visibleLine };
+/** Server text as a terminal may show it. */
+export const SAFE: TextPolicy = {
+  text: (value) => value.replace(UNSAFE, escapeCharacter),
+  line: (value) => value.replace(UNSAFE_IN_LINE, escapeCharacter),
+};
+
+/** `--raw`: server text as it is. */
 export const RAW: TextPolicy = { text: (value) => value, line: (value) => value };

@@ -10,16 +10,14 @@ import {
   type RequestOptions,
   UnsupportedProtocolVersionError,
 } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
-import { elicitationHandler } from './elicit.js';
-import type { Environment } from './environment.js';
-import { CliTimeout, Unsupported } from './exit-codes.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
+import { elicitationHandler, type FormTerminal } from './elicit.js';
+import { CliTimeout, Unsupported, UsageProblem } from './exit-codes.js';
 import { messageContextOf } from './messages.js';
 import { AuthorizationWait, oauthOptions } from './oauth.js';
 import type { Output } from './output.js';
 import type { Stopper } from './stop.js';
 import { transportFromArguments } from './transport-options.js';
-import { UsageProblem } from './usage-problem.js';
 
 /** `--root <dir>`: each an existing directory, offered as a file:// root. */
 function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
@@ -34,7 +32,7 @@ function rootsHandler(roots: readonly string[]): ClientHandlers['roots'] {
 }
 
 /** The command line's Client, and what connecting it needs to know. */
-export interface ServerClient {
+interface ServerClient {
   client: Client;
   /** An HTTP server: a failed connect says "at that URL" rather than "on stdio". */
   http: boolean;
@@ -42,14 +40,14 @@ export interface ServerClient {
   authorizationWait: AuthorizationWait;
 }
 
-/** The client for the command line's server. It starts nothing. */
+/** The client for the command line's server. It starts nothing. `formTerminal`: the shell's, which forms borrow. */
 export async function clientFor(
   cli: CliArguments,
   output: Output,
   environment: Environment,
-  extraHandlers: ClientHandlers = {},
+  formTerminal?: FormTerminal,
 ): Promise<ServerClient> {
-  const handlers: ClientHandlers = { elicitation: elicitationHandler(output), ...extraHandlers };
+  const handlers: ClientHandlers = { elicitation: elicitationHandler(output, formTerminal) };
   if (cli.roots.length > 0) handlers.roots = rootsHandler(cli.roots);
   const transport = await transportFromArguments(cli, environment.env, (text) =>
     output.err(output.policy.line(text)),
@@ -158,14 +156,18 @@ export async function connectWithin(
   }
 }
 
-/** Options for every request: the run's abort signal, --timeout restarted by progress, --max-time. */
+/**
+ * Options for every request: the run's abort signal (with `signal`, one shell command's own),
+ * --timeout restarted by progress, --max-time.
+ */
 export function requestOptions(
   cli: CliArguments,
   stopper: Stopper,
+  signal?: AbortSignal,
   onProgress: RequestOptions['onProgress'] = () => {},
 ): RequestOptions {
   return {
-    signal: stopper.controller.signal,
+    signal: signal ? AbortSignal.any([stopper.controller.signal, signal]) : stopper.controller.signal,
     timeout: cli.timeout,
     resetTimeoutOnProgress: true,
     onProgress,

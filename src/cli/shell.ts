@@ -3,9 +3,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Client } from '../index.js';
 import { callTool, clientToolHost, printToolResult } from './call-tool.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import type { FormTerminal } from './elicit.js';
-import type { Environment } from './environment.js';
 import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from './exit-codes.js';
 import { messageContextOf } from './messages.js';
 import type { Output } from './output.js';
@@ -53,10 +52,6 @@ function splitWords(line: string): string[] {
   return words;
 }
 
-function historyFileOf({ env, home }: Environment): string {
-  return env.CONDUIT_MCP_HISTORY ?? path.join(home, '.conduit-mcp_history');
-}
-
 function loadHistory(historyFile: string): string[] {
   try {
     return readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).reverse().slice(0, 500);
@@ -74,7 +69,8 @@ export async function runShell(
   formTerminal: FormTerminal,
   environment: Environment,
 ): Promise<number> {
-  const historyFile = historyFileOf(environment);
+  const historyFile =
+    environment.env.CONDUIT_MCP_HISTORY ?? path.join(environment.home, '.conduit-mcp_history');
   let toolNames: string[] = [];
   const refreshTools = async () => {
     if (!client.serverCapabilities?.tools) return;
@@ -212,8 +208,7 @@ async function runShellLine(
   signal: AbortSignal,
 ): Promise<number> {
   const [command, target, ...rest] = words;
-  const run = requestOptions(cli, stopper);
-  const options = { ...run, signal: AbortSignal.any([run.signal!, signal]) };
+  const options = requestOptions(cli, stopper, signal);
   // A cancelled command's late answer is not printed: the shell has moved on.
   const output: Output = {
     ...shellOutput,
@@ -238,7 +233,7 @@ async function runShellLine(
     case 'call': {
       if (!target) throw new Error('call needs a tool name: call <tool> [key=value ...]');
       const json = rest.length === 1 && rest[0]!.trimStart().startsWith('{');
-      const base = json ? readArgsJson(rest[0]!, () => '') : {};
+      const base = json ? readArgsJson(rest[0]!) : {};
       const result = await callTool(
         clientToolHost(client),
         cli,
@@ -261,7 +256,6 @@ async function runShellLine(
         renderPrompt(
           policy,
           await client.getPrompt({ name: target, arguments: Object.fromEntries(keyValues(rest)) }, options),
-          new Map(),
         ),
       );
       return EXIT.ok;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { FileTokenStore } from '../index.js';
-import type { Environment } from './environment.js';
+import type { Environment } from './cli-arguments.js';
 
 /**
  * conduit-mcp's own directory: `%APPDATA%\conduit-mcp` on Windows, else

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Tool } from '../index.js';
-import { UsageProblem } from './usage-problem.js';
+import { UsageProblem } from './exit-codes.js';
 
 type Schema = Record<string, unknown>;
 /** JSON types, with integer apart from number. */
@@ -62,17 +62,15 @@ export function typeOf(value: unknown): JsonType {
   return typeof value as JsonType;
 }
 
-function article(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
 /** The types to name: integer goes without saying where number is accepted. */
 function shownTypes(types: Set<JsonType>): JsonType[] {
   return [...types].filter((type) => !(type === 'integer' && types.has('number')));
 }
 
 export function listTypes(types: Set<JsonType>): string {
-  return shownTypes(types).map(article).join(' or ');
+  return shownTypes(types)
+    .map((type) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`))
+    .join(' or ');
 }
 
 /**
@@ -97,29 +95,22 @@ function typeArgument(key: string, raw: string, schema: unknown, root: Schema, s
   throw new UsageProblem(`--arg ${key} must be ${listTypes(types)} (as JSON), got ${JSON.stringify(raw)}`);
 }
 
-/**
- * `--args -`: all of stdin, read as a stream. `readFileSync(0)` fails with EAGAIN when stdin is a
- * pipe in non-blocking mode that the writer has not filled yet (a large input, a busy machine).
- */
-async function readAllStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** The command line's `--args`, stdin read first when it is `-`; none: no arguments. */
 export async function argsOption(argsJson: string | undefined): Promise<Record<string, unknown>> {
   if (argsJson === undefined) return {};
-  const stdinText = argsJson === '-' ? await readAllStdin() : '';
-  return readArgsJson(argsJson, () => stdinText);
+  // stdin read as a stream: `readFileSync(0)` fails with EAGAIN when stdin is a pipe in
+  // non-blocking mode that the writer has not filled yet (a large input, a busy machine).
+  const chunks: Buffer[] = [];
+  if (argsJson === '-') for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return readArgsJson(argsJson, Buffer.concat(chunks).toString('utf8'));
 }
 
-/** Reads `--args`: a JSON object, `@file.json`, or `-` for stdin. */
-export function readArgsJson(value: string, readStdin: () => string): Record<string, unknown> {
+/** Reads `--args`: a JSON object, `@file.json`, or `-` for stdin (`stdinText`, read already). */
+export function readArgsJson(value: string, stdinText = ''): Record<string, unknown> {
   let text = value;
   let source = '--args';
   if (value === '-') {
-    text = readStdin();
+    text = stdinText;
     source = '--args - (stdin)';
   } else if (value.startsWith('@')) {
     const file = value.slice(1);

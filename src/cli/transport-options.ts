@@ -1,11 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Secret, type TransportSpec } from '../index.js';
-import type { CliArguments } from './cli-arguments.js';
+import type { CliArguments, Environment } from './cli-arguments.js';
 import { serverFromConfig } from './config.js';
-import type { Environment } from './environment.js';
+import { UsageProblem } from './exit-codes.js';
 import { flagsAre, httpOnlyFlags, stdioOnlyFlags } from './option-rules.js';
-import { UsageProblem } from './usage-problem.js';
 
 /**
  * The server's transport spec: a config entry (through the shared loader), the URL, or the
@@ -22,6 +21,7 @@ export async function transportFromArguments(
       : cli.url !== undefined
         ? { type: 'http', url: cli.url }
         : { type: 'stdio', command: cli.serverCommand[0], args: cli.serverCommand.slice(1) };
+  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   if (base.type === 'http') return httpTransport(base, cli);
   const httpOnly = httpOnlyFlags(cli);
   if (httpOnly.length > 0) {
@@ -57,7 +57,6 @@ export async function transportFromArguments(
     }
   }
   base.stderrTail = cli.stderrTail ?? 8192;
-  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   if (cli.maxJunkLines !== undefined) base.maxJunkLines = cli.maxJunkLines;
   return base as unknown as TransportSpec;
 }
@@ -79,6 +78,5 @@ function httpTransport(base: Record<string, unknown>, cli: CliArguments): Transp
     base.headers = Object.fromEntries(headers.values());
   }
   if (cli.allowInsecure) base.allowInsecure = true;
-  if (cli.maxMessageBytes !== undefined) base.maxMessageBytes = cli.maxMessageBytes;
   return base as unknown as TransportSpec;
 }

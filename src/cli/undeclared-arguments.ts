@@ -31,7 +31,6 @@ export function closestName(name: string, declared: readonly string[]): string |
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
 }
 
-/** The names a tool's input schema declares as its properties. */
 function declaredNames(tool: Tool): string[] {
   const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
   return properties && typeof properties === 'object' ? Object.keys(properties) : [];

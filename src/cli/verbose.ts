@@ -1,4 +1,6 @@
 import dc from 'node:diagnostics_channel';
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
 import { type Client, type CloseReason, describeCloseReason } from '../index.js';
 import type { Output } from './output.js';
 
@@ -6,64 +8,45 @@ import type { Output } from './output.js';
 export function verboseLogging(client: Client, output: Output): void {
   const started = performance.now();
   const stamp = () => `[${Math.round(performance.now() - started)} ms]`;
-  const subscriptions: Array<[string, (message: unknown) => void]> = [
-    [
-      'conduit-mcp:transport:spawn',
-      (m) => {
-        const { command, pid } = m as { command: string; pid: number };
-        output.err(`${stamp()} spawned ${command} (pid ${pid})`);
-      },
-    ],
-    [
-      'conduit-mcp:transport:exit',
-      (m) => {
-        const { pid, code, signal } = m as { pid: number; code: number | null; signal: string | null };
-        output.err(`${stamp()} pid ${pid} exited (${signal ? `signal ${signal}` : `status ${code}`})`);
-      },
-    ],
-    [
-      'conduit-mcp:transport:close',
-      (m) =>
-        output.err(
-          `${stamp()} transport closed: ${output.policy.line(describeCloseReason((m as { reason: CloseReason }).reason))}`,
-        ),
-    ],
-    [
-      'conduit-mcp:transport:junk',
-      (m) =>
-        output.err(
-          `${stamp()} dropped a non-JSON-RPC line (${output.policy.line((m as { reason: string }).reason)})`,
-        ),
-    ],
-    [
-      'conduit-mcp:transport:signal',
-      (m) => output.err(`${stamp()} sent ${(m as { signal: string }).signal} to the server's process group`),
-    ],
-    [
-      'conduit-mcp:client:era',
-      (m) => output.err(`${stamp()} era: ${output.policy.line((m as { detail: string }).detail)}`),
-    ],
-    [
-      // OAuth progress: by the channel's contract, never a token, code, verifier or secret.
-      'conduit-mcp:auth',
-      (m) => output.err(`${stamp()} auth: ${output.policy.line(describeAuthEvent(m as AuthEvent))}`),
-    ],
-    [
-      // The URL is origin and path only (no query), and no header is in the payload.
-      'conduit-mcp:transport:http',
-      (m) => {
-        const { method, url, mcpMethod, status } = m as {
-          method: string;
-          url: string;
-          mcpMethod?: string;
-          status: number;
-        };
-        const what = mcpMethod ? ` (${output.policy.line(mcpMethod)})` : '';
-        output.err(`${stamp()} ${method} ${output.policy.line(url)}${what}: HTTP ${status}`);
-      },
-    ],
-  ];
-  for (const [name, listener] of subscriptions) dc.subscribe(name, listener);
+  dc.subscribe('conduit-mcp:transport:spawn', (m) => {
+    const { command, pid } = m as { command: string; pid: number };
+    output.err(`${stamp()} spawned ${command} (pid ${pid})`);
+  });
+  dc.subscribe('conduit-mcp:transport:exit', (m) => {
+    const { pid, code, signal } = m as { pid: number; code: number | null; signal: string | null };
+    output.err(`${stamp()} pid ${pid} exited (${signal ? `signal ${signal}` : `status ${code}`})`);
+  });
+  dc.subscribe('conduit-mcp:transport:close', (m) =>
+    output.err(
+      `${stamp()} transport closed: ${output.policy.line(describeCloseReason((m as { reason: CloseReason }).reason))}`,
+    ),
+  );
+  dc.subscribe('conduit-mcp:transport:junk', (m) =>
+    output.err(
+      `${stamp()} dropped a non-JSON-RPC line (${output.policy.line((m as { reason: string }).reason)})`,
+    ),
+  );
+  dc.subscribe('conduit-mcp:transport:signal', (m) =>
+    output.err(`${stamp()} sent ${(m as { signal: string }).signal} to the server's process group`),
+  );
+  dc.subscribe('conduit-mcp:client:era', (m) =>
+    output.err(`${stamp()} era: ${output.policy.line((m as { detail: string }).detail)}`),
+  );
+  // OAuth progress: by the channel's contract, never a token, code, verifier or secret.
+  dc.subscribe('conduit-mcp:auth', (m) =>
+    output.err(`${stamp()} auth: ${output.policy.line(describeAuthEvent(m as AuthEvent))}`),
+  );
+  // The URL is origin and path only (no query), and no header is in the payload.
+  dc.subscribe('conduit-mcp:transport:http', (m) => {
+    const { method, url, mcpMethod, status } = m as {
+      method: string;
+      url: string;
+      mcpMethod?: string;
+      status: number;
+    };
+    const what = mcpMethod ? ` (${output.policy.line(mcpMethod)})` : '';
+    output.err(`${stamp()} ${method} ${output.policy.line(url)}${what}: HTTP ${status}`);
+  });
   client.on('ready', (event) =>
     output.err(`${stamp()} ready: ${event.era} era, protocol ${output.policy.line(event.protocolVersion)}`),
   );
@@ -84,7 +67,6 @@ interface AuthEvent {
   message?: string;
 }
 
-/** One `conduit-mcp:auth` event in words. */
 function describeAuthEvent(event: AuthEvent): string {
   switch (event.event) {
     case 'request':
@@ -102,4 +84,21 @@ function describeAuthEvent(event: AuthEvent): string {
     default:
       return event.event;
   }
+}
+
+/**
+ * `--trace <file|->`: every JSON-RPC message, both ways, one line each (`→` sent, `←` received)
+ * with the time since start. The transport has already redacted every Secret of the server's env.
+ */
+export function startTrace(target: string, toStderr: (text: string) => void): void {
+  const started = performance.now();
+  const file = target === '-' ? undefined : path.resolve(target);
+  // Fail now, as a usage error would, rather than at the first message.
+  if (file) appendFileSync(file, '');
+  dc.subscribe('conduit-mcp:transport:message', (payload) => {
+    const { direction, text } = payload as { direction: 'send' | 'receive'; text: string };
+    const line = `[${Math.round(performance.now() - started)} ms] ${direction === 'send' ? '→' : '←'} ${text}`;
+    if (file) appendFileSync(file, `${line}\n`);
+    else toStderr(line);
+  });
 }
