@@ -118,9 +118,7 @@ test('no module keeps mutable state across instances, but the memo of a lazily l
   const lazyImports = /^let (loading|loaded|library)\b/;
   // Compiled JSON Schemas are a memo of a pure function, by the schema's text, bounded: one
   // compilation per schema per process, whichever client listed it.
-  const allowed = new Set([
-    'protocol/schema-validation.ts: let compilations = 0;',
-  ]);
+  const allowed = new Set(['protocol/schema-validation.ts: let compilations = 0;']);
   for (const file of files) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line.startsWith('let ') || lazyImports.test(line)) continue;
