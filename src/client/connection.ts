@@ -11,8 +11,9 @@ import type {
 } from '../jsonrpc/messages.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 import { SafeEmitter } from '../user-code.js';
-import { PausableClock, type PausableTimer } from './pausable-clock.js';
+import { PausableClock } from './pausable-clock.js';
 import { type Progress, ProgressRelay } from './progress.js';
+import { RequestDeadlines } from './request-deadlines.js';
 
 /** Per-request options, in both eras. Durations in milliseconds. */
 export interface RequestOptions {
@@ -50,8 +51,11 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly cancelOnWire: boolean;
   readonly timeout: number;
-  timer: PausableTimer | undefined;
-  totalTimer: PausableTimer | undefined;
+  /** When it times out, in the clock's running time (Infinity: never). */
+  due: number;
+  /** The `maxTotalTimeout` cap (ms) and when it ends (Infinity: none). */
+  readonly total: number;
+  readonly totalDue: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
   progress: ProgressRelay | undefined;
@@ -85,6 +89,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #lostReason: CloseReason | undefined;
   /** The Client's clock: request timeouts stand still while a person is asked (OAuth consent). */
   readonly clock: PausableClock;
+  readonly #deadlines: RequestDeadlines;
   /** Called for each request the server sends; by default they are dropped (the modern rule). */
   onRequest: ((request: JsonRpcRequest) => void) | undefined;
 
@@ -97,6 +102,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     this.#name = options.name;
     this.#defaultTimeout = options.requestTimeout;
     this.clock = options.clock ?? new PausableClock();
+    this.#deadlines = new RequestDeadlines(this.clock, (now) => this.#expire(now));
     transport.on('message', (message) => this.#onMessage(message));
     transport.on('close', (reason) => this.#onClose(reason));
     transport.on('requestFailed', (id, error) => {
@@ -129,31 +135,24 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     options: InternalRequestOptions = {},
   ): { id: RequestId | undefined; promise: Promise<unknown> } {
     if (this.#closeReason) {
-      return {
-        id: undefined,
-        promise: Promise.reject(new ConnectionClosedError(this.#closeReason, { server: this.#name, method })),
-      };
+      return refused(new ConnectionClosedError(this.#closeReason, { server: this.#name, method }));
     }
     const { signal } = options;
-    if (signal?.aborted) {
-      return {
-        id: undefined,
-        promise: Promise.reject(new AbortError(method, signal.reason, { server: this.#name })),
-      };
-    }
+    if (signal?.aborted) return refused(new AbortError(method, signal.reason, { server: this.#name }));
     const id = options.id ?? this.#freshId();
     if (options.id !== undefined && this.#pending.has(id)) {
       // Ids are the client's: a chosen id (the library's own listen streams) never shadows another.
-      return {
-        id: undefined,
-        promise: Promise.reject(
-          new UsageError(`${method}: request id ${id} is already in use`, { server: this.#name }),
-        ),
-      };
+      return refused(new UsageError(`${method}: request id ${id} is already in use`, { server: this.#name }));
     }
     if (options.onProgress) {
       params = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
     }
+    const timeout = options.timeout ?? this.#defaultTimeout;
+    const resetTimeoutOnProgress = options.resetTimeoutOnProgress ?? false;
+    const total =
+      options.maxTotalTimeout ??
+      (resetTimeoutOnProgress ? timeout * DEFAULT_TOTAL_TIMEOUT_FACTOR : Number.POSITIVE_INFINITY);
+    const now = Number.isFinite(timeout) || Number.isFinite(total) ? this.#deadlines.now() : 0;
     let pending!: Pending;
     const promise = new Promise<unknown>((resolve, reject) => {
       pending = {
@@ -162,25 +161,18 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
         resolve,
         reject,
         cancelOnWire: options.cancelOnWire ?? true,
-        timeout: options.timeout ?? this.#defaultTimeout,
-        timer: undefined,
-        totalTimer: undefined,
+        timeout,
+        due: now + timeout,
+        total,
+        totalDue: now + total,
         signal,
         onAbort: undefined,
         progress: options.onProgress && new ProgressRelay(options.onProgress),
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        resetTimeoutOnProgress,
       };
     });
     this.#pending.set(id, pending);
-    if (Number.isFinite(pending.timeout)) {
-      pending.timer = this.clock.setTimeout(() => this.#onTimeout(pending, false), pending.timeout);
-    }
-    const total =
-      options.maxTotalTimeout ??
-      (pending.resetTimeoutOnProgress ? pending.timeout * DEFAULT_TOTAL_TIMEOUT_FACTOR : undefined);
-    if (total !== undefined && Number.isFinite(total)) {
-      pending.totalTimer = this.clock.setTimeout(() => this.#onTimeout(pending, true, total), total);
-    }
+    this.#deadlines.watch(Math.min(pending.due, pending.totalDue));
     if (signal) {
       pending.onAbort = () =>
         this.#settle(
@@ -262,19 +254,31 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     return this.#nextId++;
   }
 
-  #onTimeout(pending: Pending, total: boolean, totalMs?: number): void {
-    const error = new RequestTimeoutError(pending.method, total ? totalMs! : pending.timeout, {
-      server: this.#name,
-      total,
-    });
-    this.#settle(pending, error, undefined, total ? 'maxTotalTimeout expired' : 'timeout');
+  /** Times out the requests due by `now`, earliest first; returns the earliest deadline left. */
+  #expire(now: number): number {
+    const due: Pending[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (const pending of this.#pending.values()) {
+      const at = Math.min(pending.due, pending.totalDue);
+      if (at <= now) due.push(pending);
+      else if (at < next) next = at;
+    }
+    due.sort((a, b) => Math.min(a.due, a.totalDue) - Math.min(b.due, b.totalDue));
+    for (const pending of due) {
+      const total = pending.totalDue < pending.due;
+      const error = new RequestTimeoutError(pending.method, total ? pending.total : pending.timeout, {
+        server: this.#name,
+        total,
+      });
+      this.#settle(pending, error, undefined, total ? 'maxTotalTimeout expired' : 'timeout');
+    }
+    return next;
   }
 
   #settle(pending: Pending, error: Error | undefined, result?: unknown, cancelReason?: string): void {
     if (this.#pending.get(pending.id) !== pending) return;
     this.#pending.delete(pending.id);
-    pending.timer?.clear();
-    pending.totalTimer?.clear();
+    if (this.#pending.size === 0) this.#deadlines.idle();
     if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
     pending.progress?.flush();
     if (cancelReason && pending.cancelOnWire && !this.#closeReason) {
@@ -336,7 +340,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
-    if (pending.resetTimeoutOnProgress) pending.timer?.refresh();
+    if (pending.resetTimeoutOnProgress) pending.due = this.#deadlines.now() + pending.timeout;
     const {
       progressToken: _token,
       _meta: _ignored,
@@ -354,14 +358,18 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
     this.#closeReason = reason;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
+    this.#deadlines.idle();
     for (const entry of pending) {
-      entry.timer?.clear();
-      entry.totalTimer?.clear();
       if (entry.onAbort) entry.signal!.removeEventListener('abort', entry.onAbort);
       entry.reject(new ConnectionClosedError(reason, { server: this.#name, method: entry.method }));
     }
     this.emit('close', reason);
   }
+}
+
+/** A request refused before it was sent. */
+function refused(error: Error): { id: undefined; promise: Promise<never> } {
+  return { id: undefined, promise: Promise.reject(error) };
 }
 
 /**

@@ -226,6 +226,29 @@ test('a request after a settled one re-arms the kept timer: its own timeout coun
   await shut(transport);
 });
 
+test('deadlines in any order: a shorter timeout set after a longer one fires first, the longer at its own time', async () => {
+  const { connection, transport } = await connect();
+  const started = Date.now();
+  const settled: string[] = [];
+  const long = connection
+    .request('tools/call', slow({ steps: 1, interval: 5000 }), { timeout: 700 })
+    .catch((error: RequestTimeoutError) => {
+      settled.push(`long ${error.timeout}`);
+      return Date.now() - started;
+    });
+  const short = connection
+    .request('tools/call', slow({ steps: 1, interval: 5000 }), { timeout: 150 })
+    .catch((error: RequestTimeoutError) => {
+      settled.push(`short ${error.timeout}`);
+      return Date.now() - started;
+    });
+  const [longAfter, shortAfter] = (await Promise.all([long, short])) as [number, number];
+  assert.deepEqual(settled, ['short 150', 'long 700']);
+  assert.ok(shortAfter >= 140 && shortAfter < 650, `the short one timed out after ${shortAfter} ms`);
+  assert.ok(longAfter >= 690, `the long one timed out after ${longAfter} ms`);
+  await shut(transport);
+});
+
 test('the timer kept after a request does not hold the event loop open', async () => {
   const { connection, transport } = await connect();
   const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
