@@ -44,7 +44,7 @@ function buildIfStale(): void {
 
 // BENCH_CONDUIT_BASELINE=<dir>: another build of the library (the dir holding its index.js), as the
 // client `conduit-baseline`, for a before/after comparison in one process, samples alternating.
-const loadBaseline = once((): Promise<Library> => {
+export const loadBaseline = once((): Promise<Library> => {
   const directory = process.env.BENCH_CONDUIT_BASELINE;
   if (!directory) throw new Error('conduit-baseline needs BENCH_CONDUIT_BASELINE=<dir of a built index.js>');
   return import(pathToFileURL(path.resolve(directory, 'index.js')).href);

@@ -70,7 +70,8 @@ export async function postRequest(
   };
   try {
     const response = await host.requester.send(host.options.url, init);
-    await answer(host, exchange, message, response, init);
+    const answered = answer(host, exchange, message, response, init);
+    if (answered !== undefined) await answered;
   } catch (error) {
     host.fail(exchange, host.requester.toHttpError(error, host.options.url, init));
   }
@@ -84,13 +85,14 @@ function versionFor(message: JsonRpcRequest, session: LegacyHttpSession | undefi
   return typeof offered === 'string' ? offered : session?.protocolVersion;
 }
 
-async function answer(
+/** Reads the answer: at once, with no promise, when it is JSON whose body is here whole (the usual case). */
+function answer(
   host: ExchangeHost,
   exchange: Exchange,
   message: JsonRpcRequest,
   response: HttpResponse,
   init: SendInit,
-): Promise<void> {
+): Promise<void> | undefined {
   const { status } = response;
   const type = mediaType(response.headers['content-type']);
   if (status < 400 && message.method === 'initialize')
@@ -98,6 +100,19 @@ async function answer(
   if (status < 400 && type === 'application/json') return answerJson(host, exchange, response, init);
   if (status >= 400) return answerError(host, exchange, message, response, init, type);
   if (type === 'text/event-stream') return answerStream(host, exchange, message, response);
+  return answerOther(host, exchange, message, response, init, type);
+}
+
+/** A 2xx or 3xx that is neither JSON nor an event stream: no answer to the request. */
+async function answerOther(
+  host: ExchangeHost,
+  exchange: Exchange,
+  message: JsonRpcRequest,
+  response: HttpResponse,
+  init: SendInit,
+  type: string,
+): Promise<void> {
+  const { status } = response;
   const error = await host.requester.statusError(response, init);
   const noAnswer = status === 202 || status === 204;
   const where = `POST ${displayUrl(host.options.url)} (${message.method})`;
@@ -115,28 +130,44 @@ async function answer(
 }
 
 /** A JSON answer (2xx or 3xx), read within maxMessageBytes; one that answers nothing fails the exchange. */
-async function answerJson(
+function answerJson(
   host: ExchangeHost,
   exchange: Exchange,
   response: HttpResponse,
   init: SendInit,
-): Promise<void> {
+): Promise<void> | undefined {
   const { maxMessageBytes, bodyTimeout } = host.options;
-  let body: Buffer;
+  const failed = (error: unknown) => {
+    throw bodyError(error, response, init, { requester: host.requester, bodyTimeout, server: host.name });
+  };
+  let read: Buffer | Promise<Buffer>;
   try {
-    body = await readBounded(
+    read = readBounded(
       response.body,
       maxMessageBytes,
       headerString(response.headers['content-length']),
       bodyTimeout,
     );
   } catch (error) {
-    throw bodyError(error, response, init, { requester: host.requester, bodyTimeout, server: host.name });
+    return failed(error);
   }
+  if (read instanceof Promise)
+    return read.then((body) => deliverBody(host, exchange, response, init, body), failed);
+  return deliverBody(host, exchange, response, init, read);
+}
+
+function deliverBody(
+  host: ExchangeHost,
+  exchange: Exchange,
+  response: HttpResponse,
+  init: SendInit,
+  body: Buffer,
+): Promise<void> | undefined {
   const delivered = host.deliverJson(body, exchange, true);
-  if (delivered && !host.isPending(exchange)) return;
-  const error = await host.requester.statusError(response, init, body);
-  host.fail(exchange, invalidBody(error, init, delivered ? exchange.id : undefined, host.name));
+  if (delivered && !host.isPending(exchange)) return undefined;
+  return host.requester.statusError(response, init, body).then((error) => {
+    host.fail(exchange, invalidBody(error, init, delivered ? exchange.id : undefined, host.name));
+  });
 }
 
 /**

@@ -71,8 +71,12 @@ export function displayUrl(url: URL): string {
  */
 export class Requester {
   readonly #dispatcher: Dispatcher;
+  readonly #endpoint: URL;
   readonly #origin: string;
+  /** The endpoint's path and query, as undici wants them: read once (each URL getter crosses into C++). */
+  readonly #endpointPath: string;
   readonly #baseHeaders: Record<string, string>;
+  readonly #hasBaseHeaders: boolean;
   readonly #headersTimeout: number;
   readonly #server: string | undefined;
   readonly #secrets: readonly string[];
@@ -92,8 +96,11 @@ export class Requester {
     },
   ) {
     const endpoint = options.endpoint;
+    this.#endpoint = endpoint;
     this.#origin = endpoint.origin;
+    this.#endpointPath = endpoint.pathname + endpoint.search;
     this.#baseHeaders = options.baseHeaders;
+    this.#hasBaseHeaders = Object.keys(options.baseHeaders).length > 0;
     this.#headersTimeout = options.headersTimeout;
     this.#server = options.server;
     this.#secrets = options.secrets;
@@ -195,7 +202,7 @@ export class Requester {
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */
   #dispatch(url: URL, init: SendInit, authorization: string | undefined): Promise<Dispatcher.ResponseData> {
     // The pool serves the endpoint's origin only: anything else would reach the wrong host.
-    if (url.origin !== this.#origin) {
+    if (url !== this.#endpoint && url.origin !== this.#origin) {
       throw this.#error(
         'redirect',
         `${init.method} ${displayUrl(url)}: not the endpoint's origin (${this.#origin}); nothing is sent to another origin`,
@@ -203,11 +210,14 @@ export class Requester {
         init,
       );
     }
-    const headers = { ...this.#baseHeaders, ...init.headers };
-    if (authorization !== undefined) headers.authorization = authorization;
+    let headers = init.headers;
+    if (this.#hasBaseHeaders || authorization !== undefined) {
+      headers = { ...this.#baseHeaders, ...headers };
+      if (authorization !== undefined) headers.authorization = authorization;
+    }
     return this.#dispatcher.request({
       origin: this.#origin,
-      path: url.pathname + url.search,
+      path: url === this.#endpoint ? this.#endpointPath : url.pathname + url.search,
       method: init.method,
       headers,
       body: init.body,
