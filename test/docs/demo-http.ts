@@ -4,7 +4,7 @@
 // streamed back as server-sent events; notifications get 202. Both eras work, as on stdio.
 // With `auth`, the endpoint is a protected resource of that authorization server: 401 with an
 // RFC 9728 challenge until a Bearer token it issued comes, its metadata path-inserted.
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -22,8 +22,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Runs one request through a demo server process, streaming what it writes as SSE events. */
-function relay(demo: string, message: { id: unknown }, line: string, res: ServerResponse): void {
-  const child = spawn(process.execPath, [demo], { stdio: ['pipe', 'pipe', 'ignore'] });
+function relay(
+  child: ChildProcessWithoutNullStreams,
+  message: { id: unknown },
+  line: string,
+  res: ServerResponse,
+): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
   const stop = () => child.kill('SIGKILL');
   res.once('close', stop);
@@ -42,6 +46,14 @@ function relay(demo: string, message: { id: unknown }, line: string, res: Server
 
 export async function startDemoHttp(demo: string, auth?: AuthServer): Promise<DemoHttp> {
   let origin = '';
+  // One process is started ahead of the request that takes it: Node's start-up is most of a request.
+  const start = () => spawn(process.execPath, [demo], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let spare = start();
+  const take = () => {
+    const child = spare;
+    spare = start();
+    return child;
+  };
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', origin).pathname;
     if (auth && path === '/.well-known/oauth-protected-resource/mcp') {
@@ -67,7 +79,7 @@ export async function startDemoHttp(demo: string, auth?: AuthServer): Promise<De
       return void res.writeHead(400).end();
     }
     if (message.id === undefined || message.method === undefined) return void res.writeHead(202).end();
-    relay(demo, message as { id: unknown }, JSON.stringify(message), res);
+    relay(take(), message as { id: unknown }, JSON.stringify(message), res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -75,6 +87,7 @@ export async function startDemoHttp(demo: string, auth?: AuthServer): Promise<De
     url: `${origin}/mcp`,
     close: () =>
       new Promise((resolve) => {
+        spare.kill('SIGKILL');
         server.closeAllConnections();
         server.close(() => resolve());
       }),
