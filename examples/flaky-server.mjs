@@ -5,6 +5,7 @@
 //   fail-at-start   prints a reason on stderr and exits with status 1 before answering anything
 //   silent          reads stdin and never answers (a server stuck at start)
 //   stubborn        a working server that ignores stdin EOF and SIGTERM (only SIGKILL ends it)
+//   legacy-only     a working server that speaks only the legacy era (no server/discover)
 // Tools: `echo` (returns its text), `slow` (answers after `ms` milliseconds), `crash` (exits with
 // status 3 while the call is pending), `big` (returns `bytes` bytes of text), `fail` (a JSON-RPC
 // error -32000).
@@ -58,7 +59,7 @@ async function handle({ id, method, params = {} }) {
   const modern = params._meta?.[VERSION_KEY] === MODERN;
   try {
     let result;
-    if (method === 'server/discover') {
+    if (method === 'server/discover' && mode !== 'legacy-only') {
       if (!modern) {
         const data = { supported: [MODERN, ...LEGACY], requested: params._meta?.[VERSION_KEY] };
         write({ jsonrpc: '2.0', id, error: { code: -32022, message: 'Unsupported protocol version', data } });
