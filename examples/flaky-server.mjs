@@ -29,10 +29,22 @@ if (mode === 'stubborn') {
 
 const object = (properties, required = []) => ({ type: 'object', properties, required });
 const tools = [
-  { name: 'echo', description: 'Returns its text', inputSchema: object({ text: { type: 'string' } }, ['text']) },
-  { name: 'slow', description: 'Answers after ms milliseconds', inputSchema: object({ ms: { type: 'integer' } }) },
+  {
+    name: 'echo',
+    description: 'Returns its text',
+    inputSchema: object({ text: { type: 'string' } }, ['text']),
+  },
+  {
+    name: 'slow',
+    description: 'Answers after ms milliseconds',
+    inputSchema: object({ ms: { type: 'integer' } }),
+  },
   { name: 'crash', description: 'Exits with status 3 while the call is pending', inputSchema: object({}) },
-  { name: 'big', description: 'Returns bytes bytes of text', inputSchema: object({ bytes: { type: 'integer' } }) },
+  {
+    name: 'big',
+    description: 'Returns bytes bytes of text',
+    inputSchema: object({ bytes: { type: 'integer' } }),
+  },
   { name: 'fail', description: 'Answers with a JSON-RPC error', inputSchema: object({}) },
 ];
 
