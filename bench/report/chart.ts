@@ -23,7 +23,7 @@ const BAR_STEP = 18;
 const BAR_HEIGHT = 12;
 const TEXT = '#1f2328';
 const MUTED = '#59636e';
-const FONT = 'font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"';
+const FONT = 'system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif';
 
 export function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -38,8 +38,15 @@ export interface Bar {
   readonly upperBound: boolean;
 }
 
-/** A row's bars, and whether the raw floor is the reference (else the best client is). */
-export function barsOf(row: SavedRow, columns: readonly ReportColumn[]): { bars: Bar[]; rawBased: boolean } {
+/**
+ * A row's bars (one per column the row has a cell in), and whether the raw floor is the reference
+ * (else the best client is).
+ */
+export function barsOf(
+  row: SavedRow,
+  groupColumns: readonly ReportColumn[],
+): { bars: Bar[]; rawBased: boolean } {
+  const columns = groupColumns.filter((column) => row.cells[column] !== undefined);
   const raw = medianOf(row, 'raw');
   const values = columns.map((column) => medianOf(row, column)).filter((v) => Number.isFinite(v) && v > 0);
   const rawBased = Number.isFinite(raw) && raw > 0;
@@ -57,8 +64,10 @@ export function barsOf(row: SavedRow, columns: readonly ReportColumn[]): { bars:
 }
 
 function text(x: number, y: number, content: string, attributes = ''): string {
-  return `<text x="${x}" y="${y}" ${FONT} ${attributes}>${escapeXml(content)}</text>`;
+  return `<text x="${round(x)}" y="${round(y)}" ${attributes}>${escapeXml(content)}</text>`;
 }
+
+const round = (value: number) => Math.round(value * 10) / 10;
 
 function shorten(title: string, max = 105): string {
   return title.length <= max ? title : `${title.slice(0, max - 1)}…`;
@@ -81,7 +90,7 @@ export function groupChart(figures: GroupFigures): string {
     text(
       MARGIN,
       46,
-      'Each client relative to the raw floor (raw = 1.0): longer is better. Rates: client / raw; times and memory: raw / client.',
+      'Relative to the raw floor (raw = 1.0), longer is better: rates as client / raw, times and memory as raw / client.',
       `font-size="12" fill="${MUTED}"`,
     ),
   );
@@ -122,12 +131,12 @@ export function groupChart(figures: GroupFigures): string {
       }
       const width = Math.max(1, xOf(bar.ratio) - x0);
       body.push(
-        `<rect class="bar" data-column="${bar.column}" x="${x0}" y="${barY}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${COLORS[bar.column]}"/>`,
+        `<rect class="bar" data-column="${bar.column}" x="${x0}" y="${barY}" width="${round(width)}" height="${BAR_HEIGHT}" fill="${COLORS[bar.column]}"/>`,
       );
       const label = `${bar.upperBound ? '< ' : ''}${formatRatio(bar.ratio)} (${bar.upperBound && row.better === 'lower' ? '> ' : ''}${formatNumber(bar.value)} ${row.unit})`;
       body.push(text(x0 + width + 4, barY + 10, label, `font-size="11" fill="${TEXT}"`));
     }
-    const one = xOf(1).toFixed(1);
+    const one = round(xOf(1));
     body.push(
       `<line x1="${one}" y1="${top - 2}" x2="${one}" y2="${bottom}" stroke="${TEXT}" stroke-width="1" stroke-dasharray="3,3"/>`,
     );
@@ -138,7 +147,9 @@ export function groupChart(figures: GroupFigures): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}">`,
     `<title>${escapeXml(`${group.heading}: conduit-mcp, the official clients and the raw floor`)}</title>`,
     `<rect x="0.5" y="0.5" width="${WIDTH - 1}" height="${height - 1}" rx="6" fill="#ffffff" stroke="#d0d7de"/>`,
+    `<g font-family="${FONT}">`,
     ...body,
+    '</g>',
     '</svg>',
     '',
   ].join('\n');
