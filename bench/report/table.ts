@@ -76,9 +76,15 @@ export function spreadText(row: SavedRow): string {
   return Math.round(widest) > Math.round(ours) ? `${text}, up to ±${Math.round(widest)}%` : text;
 }
 
-/** The columns a group's table shows: every column some row of the group has a cell in. */
+/**
+ * The columns a group's table shows: conduit-mcp and the raw floor always, an official client when
+ * some row of the group has it (the official 1.x client has no modern era).
+ */
 export function columnsOf(rows: readonly SavedRow[]): ReportColumn[] {
-  return REPORT_COLUMNS.filter((column) => rows.some((row) => row.cells[column] !== undefined));
+  return REPORT_COLUMNS.filter(
+    (column) =>
+      column === 'conduit' || column === 'raw' || rows.some((row) => row.cells[column] !== undefined),
+  );
 }
 
 export function tableOf(rows: readonly SavedRow[]): string[] {
