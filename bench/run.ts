@@ -12,19 +12,26 @@
 // workloads: sequential, in-flight, bytes-1m, bytes-8m (the throughput groups; HTTP: bytes-1m-json, -sse)
 // --pin: the CPU each sequential sample runs its client and server on (default 0; `off`: unpinned,
 //        the scheduler's choice, whose rates swing up to 10x on a small VM; see bench/core/pin.ts)
+// --no-write: print the table only (no JSON, no report)
+//
+// A run without --quick, --clients or --workloads also writes the report: its groups' tables in
+// BENCHMARKS.md and their charts in bench/charts/<group>.svg (the other groups keep theirs).
+// From saved results, running nothing: node --import tsx bench/report/render.ts <result.json...>
 //
 // Layout: bench/core/ (runner, statistics, targets, report), bench/clients/ (one file a client),
 // bench/scenarios/ (one file a scenario), bench/framing/ (the framing benchmark).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ClientId } from './clients/index.js';
+import { type ClientId, root } from './clients/index.js';
 import { environment, uptime } from './core/environment.js';
 import { type PinSetting, parsePin } from './core/pin.js';
 import { killStrayServers } from './core/processes.js';
 import { notesFor, printReport, tableLines, writeResults } from './core/report.js';
 import type { Bench, ScenarioResult } from './core/runner.js';
 import { buildRow, type Row, type RowSpec } from './core/targets.js';
+import { readRun } from './report/model.js';
+import { writeReport } from './report/write.js';
 import { framingLog, framingResult } from './scenarios/framing.js';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -94,6 +101,9 @@ const clientFilter = values.clients ? new Set(values.clients.split(',')) : undef
 
 const results: ScenarioResult[] = [];
 const rows: Row[] = [];
+/** The group of each row (rows[i] was recorded by a scenario of rowGroups[i]), for the report. */
+const rowGroups: string[] = [];
+let currentGroup = '';
 const bench: Bench = {
   runs,
   quick,
@@ -105,9 +115,15 @@ const bench: Bench = {
   log,
   record(result: ScenarioResult, ...specs: RowSpec[]) {
     results.push(result);
-    for (const spec of specs) rows.push(buildRow(result, spec, results));
+    for (const spec of specs) {
+      rows.push(buildRow(result, spec, results));
+      rowGroups.push(currentGroup);
+    }
   },
-  addRow: (row) => rows.push(row),
+  addRow: (row) => {
+    rows.push(row);
+    rowGroups.push(currentGroup);
+  },
   results,
 };
 
@@ -118,6 +134,7 @@ log(env.uptimeAtStart);
 for (const scenario of SCENARIOS) {
   if (!groups.has(scenario.group)) continue;
   const since = performance.now();
+  currentGroup = scenario.group;
   await scenario.run(bench);
   log(`  (${scenario.group}: ${((performance.now() - since) / 1000).toFixed(1)} s)`);
 }
@@ -143,13 +160,28 @@ if (!values['no-write']) {
     durationS,
     environment: env,
     settings: { quick, runs, groups: [...groups] },
-    table: { header: tableLines(rows)[0], rows },
+    table: { header: tableLines(rows)[0], rows: rows.map((row, i) => ({ group: rowGroups[i], ...row })) },
     tableText: tableLines(rows),
     notes,
     scenarios: results,
     framing: framingResult ? { ...framingResult, log: framingLog } : undefined,
   });
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
+  // One sample each, or a part of the clients or workloads, is not a figure for the report.
+  const partial = quick
+    ? '--quick'
+    : clientFilter
+      ? '--clients'
+      : values.workloads
+        ? '--workloads'
+        : undefined;
+  if (partial) console.log(`report not written (${partial}: not a full measurement of its groups)`);
+  else {
+    const written = writeReport([readRun(file)], root);
+    console.log(
+      `report written: ${path.relative(process.cwd(), written.document)}, bench/charts/{${written.groups.map((g) => g.group).join(',')}}.svg`,
+    );
+  }
 }
 // A capped 2.x probe or an SDK's pending timers must not hold the run open.
 await killStrayServers();
