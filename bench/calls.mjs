@@ -5,8 +5,6 @@
 //   node bench/calls.mjs <dir of a built index.js | raw> <legacy|modern> <calls> [in-flight]
 //   bench/instructions.sh compares two builds: instructions per call = (count(N) - count(0)) / N
 //   `raw`: the raw pipe's request loop instead (bench/clients/raw.ts, as plain Node), the floor.
-//   era `http-legacy` or `http-modern`: a conduit-mcp build over HTTP to bench/http-server.mjs
-//   (a child process, not counted).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,9 +13,7 @@ const [directory, era = 'modern', callsText = '1000', inFlightText = '1'] = proc
 if (!directory) throw new Error('usage: node bench/calls.mjs <dir|raw> <legacy|modern> <calls> [in-flight]');
 const server = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server.mjs');
 const CLIENT_INFO = { name: 'conduit-bench', version: '1.0.0' };
-const overHttp = era.startsWith('http-');
-const client =
-  directory === 'raw' ? await rawClient() : overHttp ? await conduitHttpClient() : await conduitClient();
+const client = directory === 'raw' ? await rawClient() : await conduitClient();
 
 async function conduitClient() {
   const { Client } = await import(pathToFileURL(path.resolve(directory, 'index.js')).href);
@@ -28,31 +24,6 @@ async function conduitClient() {
   });
   await conduit.connect();
   return conduit;
-}
-
-async function conduitHttpClient() {
-  const { Client } = await import(pathToFileURL(path.resolve(directory, 'index.js')).href);
-  const child = spawn(process.execPath, [path.join(path.dirname(server), 'http-server.mjs')], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (chunk) => resolve(chunk.toString().split('\n')[0].trim()));
-    child.once('exit', (code) => reject(new Error(`the HTTP bench server exited (${code})`)));
-  });
-  const conduit = new Client({
-    name: 'bench',
-    clientInfo: CLIENT_INFO,
-    protocol: era === 'http-modern' ? 'auto' : 'legacy',
-    transport: { type: 'http', url },
-  });
-  await conduit.connect();
-  return {
-    callTool: (params) => conduit.callTool(params),
-    close: async () => {
-      await conduit.close();
-      child.stdin.end();
-    },
-  };
 }
 
 // The same steps as bench/clients/raw.ts: spawn detached, one write per request (the modern
