@@ -1,3 +1,11 @@
+/**
+ * `conduit-mcp`: the MCP client ({@link Client}), many servers at once ({@link ClientPool}), the
+ * stdio, HTTP and in-memory transports, OAuth token stores, config files of MCP hosts, and the
+ * errors every call may reject with.
+ *
+ * @packageDocumentation
+ * @module conduit-mcp
+ */
 export { type LogoutOptions, type LogoutResult, logout, type RevocableToken } from './auth/logout.js';
 export type { Credential, OAuthOptions } from './auth/options.js';
 export {
