@@ -15,6 +15,7 @@ export interface ConduitErrorOptions extends ErrorOptions {
  * `code` is stable: a `CONDUIT_*` string, or for {@link McpError} the server's JSON-RPC number.
  */
 export abstract class ConduitError extends Error {
+  /** A stable `CONDUIT_*` string naming the class of failure, or for {@link McpError} the server's JSON-RPC error number. */
   abstract readonly code: string | number;
   /**
    * The name of the server this error concerns (a Client's `name`, a pool's server name), or
@@ -30,6 +31,7 @@ export abstract class ConduitError extends Error {
     this.server = options?.server || undefined;
   }
 
+  /** Always true: marks an error of this library, so that {@link isConduitError} knows one from another copy of the package. */
   get [kConduitError](): true {
     return true;
   }
@@ -48,8 +50,11 @@ function prefixed(server: string | undefined, text: string): string {
 
 /** An option is missing or wrong. `key` names it as the user wrote it, e.g. `transport.command`. */
 export class ConfigError extends ConduitError {
+  /** Always `'CONDUIT_CONFIG'`. */
   readonly code = 'CONDUIT_CONFIG';
+  /** Made by the library when it checks options; `key` names the option, as written. */
   constructor(
+    /** The option at fault as the user wrote it, e.g. `transport.command` or `servers.github.url`. */
     readonly key: string,
     message: string,
     options?: ConduitErrorOptions,
@@ -60,9 +65,12 @@ export class ConfigError extends ConduitError {
 
 /** The server process could not be started: the executable is missing or not executable, or spawn failed. */
 export class SpawnError extends ConduitError {
+  /** Always `'CONDUIT_SPAWN_FAILED'`. */
   readonly code = 'CONDUIT_SPAWN_FAILED';
+  /** Made by the stdio transport when the process cannot be started. */
   constructor(
     message: string,
+    /** The command that could not be started. */
     readonly command: string,
     /** Whether starting again can help; false for a missing or non-executable file. */
     readonly retryable: boolean,
@@ -74,8 +82,11 @@ export class SpawnError extends ConduitError {
 
 /** A JSON-RPC error answered by the server. `code` is the server's number. */
 export class McpError extends ConduitError {
+  /** The server's JSON-RPC error code, e.g. -32602 (invalid params); see {@link ErrorCodes}. */
   readonly code: number;
+  /** The error's `data` as the server sent it, if any. */
   readonly data: unknown;
+  /** Made from a JSON-RPC error response: its `code`, `message` and `data`. */
   constructor(code: number, message: string, data?: unknown, options?: ConduitErrorOptions) {
     super(message, options);
     this.code = code;
@@ -85,9 +96,13 @@ export class McpError extends ConduitError {
 
 /** A request got no answer within its timeout. */
 export class RequestTimeoutError extends ConduitError {
+  /** Always `'CONDUIT_REQUEST_TIMEOUT'`. */
   readonly code = 'CONDUIT_REQUEST_TIMEOUT';
+  /** Made when a request's `timeout` (or `maxTotalTimeout`, with `options.total`) passes. */
   constructor(
+    /** The request's method, e.g. `tools/call`. */
     readonly method: string,
+    /** The timeout that passed, ms. */
     readonly timeout: number,
     options?: { server?: string; total?: boolean; cause?: unknown },
   ) {
@@ -100,8 +115,11 @@ export class RequestTimeoutError extends ConduitError {
 
 /** A request was abandoned because its `signal` aborted. `cause` is the signal's reason. */
 export class AbortError extends ConduitError {
+  /** Always `'CONDUIT_ABORTED'`. */
   readonly code = 'CONDUIT_ABORTED';
+  /** Made when a request's signal aborts; `reason` becomes `cause`. */
   constructor(
+    /** The request's method, e.g. `tools/call`. */
     readonly method: string,
     reason: unknown,
     options?: { server?: string },
@@ -112,8 +130,11 @@ export class AbortError extends ConduitError {
 
 /** The transport closed (the server exited, misbehaved, or `close()` was called). */
 export class ConnectionClosedError extends ConduitError {
+  /** Always `'CONDUIT_CONNECTION_CLOSED'`. */
   readonly code = 'CONDUIT_CONNECTION_CLOSED';
+  /** Made for each request pending when the connection closed; the reason's error becomes `cause`. */
   constructor(
+    /** Why the connection closed. */
     readonly reason: CloseReason,
     options?: { server?: string; method?: string },
   ) {
@@ -131,8 +152,11 @@ export class ConnectionClosedError extends ConduitError {
  * the last failure that explains it (the spawn error, the handshake error, the lost connection).
  */
 export class ClientClosedError extends ConduitError {
+  /** Always `'CONDUIT_CLIENT_CLOSED'`. */
   readonly code = 'CONDUIT_CLIENT_CLOSED';
+  /** Made for a request on a closed client; `cause` is `options.cause`, else the reason's error. */
   constructor(
+    /** The last connection's close reason, if it had one. */
     readonly reason: CloseReason | undefined,
     options?: { server?: string; method?: string; cause?: unknown },
   ) {
@@ -148,8 +172,11 @@ export class ClientClosedError extends ConduitError {
 
 /** One connection attempt (spawn, Secret resolution, probe, handshake) took longer than `connectTimeout`. */
 export class ConnectTimeoutError extends ConduitError {
+  /** Always `'CONDUIT_CONNECT_TIMEOUT'`. */
   readonly code = 'CONDUIT_CONNECT_TIMEOUT';
+  /** Made when a connection attempt passes `connectTimeout`. */
   constructor(
+    /** The `connectTimeout` that passed, ms. */
     readonly timeout: number,
     options?: { server?: string },
   ) {
@@ -162,9 +189,13 @@ export class ConnectTimeoutError extends ConduitError {
 
 /** No protocol version is supported by both sides. */
 export class UnsupportedProtocolVersionError extends ConduitError {
+  /** Always `'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION'`. */
   readonly code = 'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION';
+  /** Made when the handshake finds no version both sides support. */
   constructor(
+    /** The versions the server said it supports (may be empty). */
     readonly supported: readonly string[],
+    /** The version the client asked for. */
     readonly requested: string,
     options?: { server?: string; message?: string },
   ) {
@@ -178,7 +209,9 @@ export class UnsupportedProtocolVersionError extends ConduitError {
 
 /** The server broke the protocol (e.g. an invalid resultType), so its answer cannot be used. */
 export class ProtocolError extends ConduitError {
+  /** Always `'CONDUIT_PROTOCOL'`. */
   readonly code = 'CONDUIT_PROTOCOL';
+  /** Made when a server's message or answer breaks the protocol; the message says how. */
   constructor(message: string, options?: ConduitErrorOptions) {
     super(message, options);
   }
@@ -186,8 +219,11 @@ export class ProtocolError extends ConduitError {
 
 /** The server did not declare the capability a method needs; nothing was sent. */
 export class CapabilityError extends ConduitError {
+  /** Always `'CONDUIT_CAPABILITY_MISSING'`. */
   readonly code = 'CONDUIT_CAPABILITY_MISSING';
+  /** Made before sending a request whose capability the server did not declare. */
   constructor(
+    /** The method that was not sent, e.g. `resources/subscribe`. */
     readonly method: string,
     message: string,
     options?: { server?: string },
@@ -223,15 +259,24 @@ export type HttpErrorKind =
  * for the 4xx answers that tell a legacy endpoint from a modern one (never 401, 403 or 5xx).
  */
 export class HttpError extends ConduitError {
+  /** Always `'CONDUIT_HTTP'`. */
   readonly code = 'CONDUIT_HTTP';
+  /** Made by the HTTP transport for a failed exchange. */
   constructor(
+    /** What went wrong: a status, a timeout, a size limit, the network... */
     readonly kind: HttpErrorKind,
     message: string,
+    /** The exchange: URL, HTTP method, status, body excerpt, the limit that was passed. */
     readonly details: {
+      /** The URL requested. */
       readonly url: string;
+      /** The HTTP method, e.g. `POST`. */
       readonly method?: string;
+      /** The HTTP status, when the server answered. */
       readonly status?: number;
+      /** At most 200 characters of the answer's body, tags stripped, Secret header values redacted. */
       readonly bodyExcerpt?: string;
+      /** The size limit that was passed, bytes (for `message_too_large`). */
       readonly limit?: number;
     },
     options?: ConduitErrorOptions,
@@ -239,10 +284,12 @@ export class HttpError extends ConduitError {
     super(message, options);
   }
 
+  /** The HTTP status (`details.status`), when the server answered. */
   get status(): number | undefined {
     return this.details.status;
   }
 
+  /** `details.bodyExcerpt`: at most 200 characters of the answer's body. */
   get bodyExcerpt(): string | undefined {
     return this.details.bodyExcerpt;
   }
@@ -263,6 +310,7 @@ const NO_ERA_SIGNAL = new Set([401, 403, 406, 407, 408, 413, 415, 429, 431]);
  * argument it cannot take (the call-time misuse: request options, `setLogLevel`, prompt arguments).
  */
 export class UsageError extends ConduitError {
+  /** Always `'CONDUIT_USAGE'`. */
   readonly code = 'CONDUIT_USAGE';
 }
 
@@ -275,6 +323,7 @@ export type AuthStep = 'discovery' | 'registration' | 'authorization' | 'token' 
  * verifier, client secret or private key.
  */
 export class AuthError extends ConduitError {
+  /** Always `'CONDUIT_AUTH'`. */
   readonly code = 'CONDUIT_AUTH';
   /** The authorization server's `error` code, e.g. `invalid_grant`. */
   readonly error: string | undefined;
@@ -282,7 +331,9 @@ export class AuthError extends ConduitError {
   readonly error_description: string | undefined;
   /** The HTTP status of the answer that failed, if one did. */
   readonly status: number | undefined;
+  /** Made by the OAuth flow; `options` carries the authorization server's own error fields. */
   constructor(
+    /** Where the flow failed: discovery, registration, authorization, token or refresh. */
     readonly step: AuthStep,
     message: string,
     options?: { server?: string; error?: string; error_description?: string; status?: number },
@@ -299,10 +350,13 @@ export class AuthError extends ConduitError {
  * authorization, is disabled or closed. `cause` is its last error, if it had one.
  */
 export class ServerUnavailableError extends ConduitError {
+  /** Always `'CONDUIT_SERVER_UNAVAILABLE'`. */
   readonly code = 'CONDUIT_SERVER_UNAVAILABLE';
   declare readonly server: string;
+  /** Made by the pool for a call to a server that is not ready. */
   constructor(
     server: string,
+    /** The server's state when the call came, e.g. `'failed'`, `'reconnecting'`, `'needs_auth'`. */
     readonly state: string,
     message: string,
     options?: ErrorOptions,
@@ -313,10 +367,13 @@ export class ServerUnavailableError extends ConduitError {
 
 /** A pool server did not become ready within its `startTimeout`; it goes on trying in the background. */
 export class StartTimeoutError extends ConduitError {
+  /** Always `'CONDUIT_START_TIMEOUT'`. */
   readonly code = 'CONDUIT_START_TIMEOUT';
   declare readonly server: string;
+  /** Made by the pool when a server passes its `startTimeout`. */
   constructor(
     server: string,
+    /** The `startTimeout` that passed, ms. */
     readonly timeout: number,
   ) {
     super(
@@ -328,10 +385,15 @@ export class StartTimeoutError extends ConduitError {
 
 /** Two pool entries ended up with the same `poolName` after renaming; `servers` and `names` say which. */
 export class NameCollisionError extends ConduitError {
+  /** Always `'CONDUIT_NAME_COLLISION'`. */
   readonly code = 'CONDUIT_NAME_COLLISION';
+  /** Made by the pool when two entries map to one pool name; `kind` is `tool`, `prompt`... */
   constructor(
+    /** The pool name both entries ended up with. */
     readonly poolName: string,
+    /** The two servers, in the order of `names`. */
     readonly servers: readonly [string, string],
+    /** The two entries' own names on their servers. */
     readonly names: readonly [string, string],
     kind: string,
   ) {
@@ -343,9 +405,13 @@ export class NameCollisionError extends ConduitError {
 
 /** No pool server has a tool, prompt, resource or server of that name. */
 export class UnknownNameError extends ConduitError {
+  /** Always `'CONDUIT_UNKNOWN_NAME'`. */
   readonly code = 'CONDUIT_UNKNOWN_NAME';
+  /** Made by the pool when a name (or URI) matches no server's entry. */
   constructor(
+    /** What was looked up. */
     readonly kind: 'tool' | 'prompt' | 'resource' | 'server',
+    /** The name (or resource URI) asked for. */
     readonly requested: string,
     message: string,
   ) {
@@ -363,11 +429,17 @@ export type SkillCheck = 'unlisted' | 'size' | 'digest' | 'frontmatter';
  * frontmatter field that differs.
  */
 export class SkillVerificationError extends ConduitError {
+  /** Always `'CONDUIT_SKILL_VERIFICATION'`. */
   readonly code = 'CONDUIT_SKILL_VERIFICATION';
+  /** The frontmatter field that differs, for the `frontmatter` check. */
   readonly field: string | undefined;
+  /** Made when a skill file fails verification; its content is not returned. */
   constructor(
+    /** The skill file's URI. */
     readonly uri: string,
+    /** Which check failed: `unlisted`, `size`, `digest` or `frontmatter`. */
     readonly check: SkillCheck,
+
     message: string,
     options?: { server?: string; field?: string; cause?: unknown },
   ) {
