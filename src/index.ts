@@ -48,7 +48,9 @@ export {
 export { channels } from './diagnostics.js';
 export * from './errors.js';
 export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
+/** JSON-RPC and MCP error codes, the numbers an {@link McpError}'s `code` may take. */
 export * as ErrorCodes from './jsonrpc/error-codes.js';
+
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
 export type { ConfigOAuthHooks, FromConfigFileOptions } from './pool/config-file.js';
