@@ -2,10 +2,14 @@ import { callUser } from '../user-code.js';
 
 /** A `notifications/progress` payload. */
 export interface Progress {
+  /** How far along, in the server's units; it only increases. */
   progress: number;
+  /** The total, if the server knows it. */
   total?: number;
+  /** What is happening now, for people. */
   message?: string;
 }
+
 
 /**
  * Progress callbacks one request gets in a burst; past it, notifications of the same event-loop

@@ -7,9 +7,12 @@ import type { Session } from './eras/session.js';
 export interface Root {
   /** A `file://` URI; sent normalised. */
   uri: string;
+  /** A name to show for it. */
   name?: string;
+  /** Metadata for the server. */
   _meta?: Record<string, unknown>;
 }
+
 
 /** A `..` path segment, plain or percent-encoded (`%2e%2e`, `.%2E`, ...). */
 const DOT_DOT_SEGMENT = /(^|\/)(\.|%2e){2}(\/|$)/i;
