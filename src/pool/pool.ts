@@ -32,30 +32,117 @@ import type { ServerState, ServerStatus } from './server-status.js';
 
 type WithServer<T> = { server: string } & T;
 
+/**
+ * The pool's events: each server's Client events with the server's name added, and the
+ * `server*` events that report a server's state changes (its status is already updated when
+ * they run).
+ */
 export interface ClientPoolEvents {
+  /** A server became ready (its first connection or a reconnection); the same payload as `ready`. */
   serverReady: [event: WithServer<ReadyEvent>];
+  /** A server failed to start, or lost its connection and is being restarted. */
   serverError: [
-    event: { server: string; error: Error; state: ServerState; nextAttemptAt: number | undefined },
+    event: {
+      /** The server's name. */
+      server: string;
+      /** What went wrong. */
+      error: Error;
+      /** The server's state now (e.g. `failed`, `reconnecting`, `needs_auth`). */
+      state: ServerState;
+      /** When the next attempt starts (ms since the epoch), if one is scheduled. */
+      nextAttemptAt: number | undefined;
+    },
   ];
-  serverClosed: [event: { server: string; reason: CloseReason | undefined }];
+  /** A server's Client stopped for good (it gave up, or was closed). */
+  serverClosed: [
+    event: {
+      /** The server's name. */
+      server: string;
+      /** The last close reason when it gave up; undefined when it was closed. */
+      reason: CloseReason | undefined;
+    },
+  ];
   /** An HTTP server waits for the user's OAuth consent at `url` (its `onAuthorizationUrl` was called). */
-  serverNeedsAuth: [event: { server: string; url: URL }];
+  serverNeedsAuth: [
+    event: {
+      /** The server's name. */
+      server: string;
+      /** The authorization URL to open. */
+      url: URL;
+    },
+  ];
+  /** A server's Client's `'ready'`, with its name. */
   ready: [event: WithServer<ReadyEvent>];
-  disconnected: [event: { server: string; reason: CloseReason }];
+  /** A server's Client's `'disconnected'`, with its name. */
+  disconnected: [
+    event: {
+      /** The server's name. */
+      server: string;
+      /** Why the connection closed. */
+      reason: CloseReason;
+    },
+  ];
+  /** A server's Client's `'reconnecting'`, with its name. */
   reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
-  closed: [event: { server: string; reason: CloseReason | undefined }];
-  notification: [event: { server: string; notification: JsonRpcNotification }];
+  /** A server's Client's `'closed'`, with its name. */
+  closed: [
+    event: {
+      /** The server's name. */
+      server: string;
+      /** As for the Client's `'closed'`: undefined after `close()`. */
+      reason: CloseReason | undefined;
+    },
+  ];
+  /** Every notification of every server, with its name. */
+  notification: [
+    event: {
+      /** The server's name. */
+      server: string;
+      /** The notification as it came. */
+      notification: JsonRpcNotification;
+    },
+  ];
+  /** A server's log message, with its name. */
   log: [event: WithServer<LogMessage>];
-  toolsListChanged: [event: { server: string }];
-  resourcesListChanged: [event: { server: string }];
-  promptsListChanged: [event: { server: string }];
-  resourceUpdated: [event: { server: string; uri: string }];
+  /** A server's tool list changed. */
+  toolsListChanged: [
+    event: {
+      /** The server's name. */
+      server: string;
+    },
+  ];
+  /** A server's resource or template list changed. */
+  resourcesListChanged: [
+    event: {
+      /** The server's name. */
+      server: string;
+    },
+  ];
+  /** A server's prompt list changed. */
+  promptsListChanged: [
+    event: {
+      /** The server's name. */
+      server: string;
+    },
+  ];
+  /** A subscribed resource of a server changed. */
+  resourceUpdated: [
+    event: {
+      /** The server's name. */
+      server: string;
+      /** The resource's URI. */
+      uri: string;
+    },
+  ];
 }
 
 /** Where a pool name leads. */
 export interface ResolvedName {
+  /** Whether the name is a tool's or a prompt's. */
   readonly kind: 'tool' | 'prompt';
+  /** The server that has it. */
   readonly server: string;
+  /** Its name on that server. */
   readonly originalName: string;
 }
 
@@ -74,8 +161,14 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /** connect() calls under way: while one is, ready servers wait for it to fetch their tools. */
   #connecting = 0;
 
-  /** A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file. */
+  /**
+   * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
+   * The file is read and checked now; servers start in `connect()`.
+   *
+   * @throws {ConfigError} When the file cannot be read or parsed, or the pool's options are invalid.
+   */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
+
     const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
     const pool = new ClientPool({ ...poolOptions, servers: {} });
@@ -86,6 +179,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return pool;
   }
 
+  /**
+   * Checks every option (the pool's and each server's) and starts nothing; `connect()` starts the servers.
+   *
+   * @throws {ConfigError} When an option is missing or invalid; `key` names it (e.g. `servers.github.transport`).
+   */
   constructor(options: ClientPoolOptions) {
     super();
     this.#options = resolvePoolOptions(options);
@@ -163,7 +261,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     for (const member of this.#members) void member.fresh('tools');
   }
 
-  /** That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending). */
+  /**
+   * That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending).
+   *
+   * @throws {UnknownNameError} When the pool has no server of that name.
+   */
   get(server: string): Client | undefined {
     const member = this.#member(server);
     if (member.state === 'idle') void member.start();
@@ -175,6 +277,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * with a fresh reconnect budget and backoff, asking for OAuth consent again if it needs it.
    * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
    * never rejects because of the server. Throws for a disabled server or a closed pool.
+   *
+   * @throws {UnknownNameError} When the pool has no server of that name (thrown, not a rejection).
+   * @throws {ServerUnavailableError} (rejects) When the server is disabled or the pool is closed.
    */
   restart(server: string): Promise<void> {
     const member = this.#member(server);
@@ -202,15 +307,30 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return undefined;
   }
 
-  /** Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name. */
-  async listTools(): Promise<{ tools: PoolTool[] }> {
+  /**
+   * Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name.
+   *
+   * @throws {NameCollisionError} (rejects) When two tools end up with the same pool name.
+   */
+  async listTools(): Promise<{
+    /** The tools of every shown server, under pool names. */
+    tools: PoolTool[];
+  }> {
     await gatherList(this.#members, 'tools');
     const named = this.#named('tools');
     if (named.collision) throw named.collision;
     return { tools: named.list };
   }
 
-  async listPrompts(): Promise<{ prompts: PoolPrompt[] }> {
+  /**
+   * Every server's prompts under pool names (the same naming as tools).
+   *
+   * @throws {NameCollisionError} (rejects) When two prompts end up with the same pool name.
+   */
+  async listPrompts(): Promise<{
+    /** The prompts of every shown server, under pool names. */
+    prompts: PoolPrompt[];
+  }> {
     await gatherList(this.#members, 'prompts');
     const named = this.#named('prompts');
     if (named.collision) throw named.collision;
@@ -218,17 +338,31 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   }
 
   /** Every server's resources, URIs unchanged, each with its `server`. */
-  async listResources(): Promise<{ resources: PoolResource[] }> {
+  async listResources(): Promise<{
+    /** The resources of every shown server. */
+    resources: PoolResource[];
+  }> {
     await gatherList(this.#members, 'resources');
     return { resources: this.#plain('resources') };
   }
 
-  async listResourceTemplates(): Promise<{ resourceTemplates: PoolResourceTemplate[] }> {
+  /** Every server's resource templates, unchanged, each with its `server`. */
+  async listResourceTemplates(): Promise<{
+    /** The templates of every shown server. */
+    resourceTemplates: PoolResourceTemplate[];
+  }> {
     await gatherList(this.#members, 'resourceTemplates');
     return { resourceTemplates: this.#plain('resourceTemplates') };
   }
 
-  /** Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause). */
+  /**
+   * Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause).
+   *
+   * @throws {UnknownNameError} (rejects) When no server has a tool of that pool name.
+   * @throws {ServerUnavailableError} (rejects) When its server is not ready.
+   * @throws {NameCollisionError} (rejects) When the name stands for two servers' tools.
+   * Otherwise rejects as {@link Client.callTool} does.
+   */
   async callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
@@ -237,6 +371,14 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return member.client!.callTool({ ...params, name: originalName }, options);
   }
 
+  /**
+   * Gets a prompt by its pool name, from the server that has it.
+   *
+   * @throws {UnknownNameError} (rejects) When no server has a prompt of that pool name.
+   * @throws {ServerUnavailableError} (rejects) When its server is not ready.
+   * @throws {NameCollisionError} (rejects) When the name stands for two servers' prompts.
+   * Otherwise rejects as {@link Client.getPrompt} does.
+   */
   async getPrompt(
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
@@ -248,6 +390,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Reads a resource from the server that lists it (or whose template matches it); `server` picks
    * one when several could answer.
+   *
+   * @throws {UnknownNameError} (rejects) When no server lists the URI or a matching template, or `server` names none.
+   * @throws {ServerUnavailableError} (rejects) When that server is not ready.
+   * Otherwise rejects as {@link Client.readResource} does.
    */
   async readResource(
     params: { uri: string; server?: string },
@@ -279,9 +425,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return this.#closing;
   }
 
+  /** `await using pool = new ClientPool(...)` calls it: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+
 
   #member(server: string): PoolMember {
     const member = this.#byName.get(server);
