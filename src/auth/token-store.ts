@@ -243,7 +243,6 @@ export class FileTokenStore implements TokenStore {
   /** `[FileTokenStore: <path>]`: JSON.stringify and loggers never show the tokens. */
   toJSON(): string {
     return `[FileTokenStore: ${this.path}]`;
-
   }
 }
 

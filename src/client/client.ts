@@ -418,7 +418,6 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   /** Stops watching a resource (legacy: `resources/unsubscribe`; modern: leaves the listen filter). */
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-
     await this.#subscriptions.unsubscribe(uri, (method, params) => this.request(method, params, options));
   }
 

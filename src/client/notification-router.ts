@@ -40,7 +40,6 @@ export interface NotificationEvents {
   taskStatus: [task: Task];
 }
 
-
 /** What routing a notification reads and changes in its Client. */
 export interface NotificationTarget {
   readonly session: Session | undefined;

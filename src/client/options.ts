@@ -25,7 +25,6 @@ export type { TransportSpec };
 
 /** The options of `new Client(options)`; only `name` and `transport` are required. */
 export interface ClientOptions {
-
   /** A label for events, errors and logs. */
   readonly name: string;
   /** How to run the server. */

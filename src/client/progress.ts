@@ -10,7 +10,6 @@ export interface Progress {
   message?: string;
 }
 
-
 /**
  * Progress callbacks one request gets in a burst; past it, notifications of the same event-loop
  * turn are coalesced into the latest, delivered on the next turn (and before the result).

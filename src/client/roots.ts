@@ -13,7 +13,6 @@ export interface Root {
   _meta?: Record<string, unknown>;
 }
 
-
 /** A `..` path segment, plain or percent-encoded (`%2e%2e`, `.%2E`, ...). */
 const DOT_DOT_SEGMENT = /(^|\/)(\.|%2e){2}(\/|$)/i;
 

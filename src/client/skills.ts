@@ -60,7 +60,6 @@ export interface LoadedSkill {
   file: VerifiedSkillFile;
 }
 
-
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 

@@ -73,7 +73,6 @@ export interface LifecycleEvents {
   notification: [notification: JsonRpcNotification];
 }
 
-
 export interface SupervisorEvents extends LifecycleEvents {
   /** A new session is ready (internal: the client restores subscriptions on it). */
   session: [session: Session];

@@ -39,7 +39,6 @@ export type Classified =
       reason: string;
     };
 
-
 function invalid(reason: string): Classified {
   return { kind: 'invalid', reason };
 }

@@ -10,7 +10,6 @@ export const INVALID_PARAMS = -32602;
 /** JSON-RPC: the receiver failed while handling the request. */
 export const INTERNAL_ERROR = -32603;
 
-
 // MCP error codes (both eras unless noted).
 /** Legacy
  (2025-11-25 and earlier) "resource not found"; modern servers answer -32602 instead. */

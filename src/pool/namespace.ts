@@ -29,7 +29,6 @@ export type PoolResource = Resource & PoolOrigin;
 /** A resource template of a pool server, unchanged. */
 export type PoolResourceTemplate = ResourceTemplate & PoolOrigin;
 
-
 export interface Named<T> {
   readonly byName: Map<string, { member: PoolMember; item: T & PoolOrigin & { originalName: string } }>;
   readonly list: Array<T & PoolOrigin & { originalName: string }>;

@@ -168,7 +168,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * @throws {ConfigError} When the file cannot be read or parsed, or the pool's options are invalid.
    */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
-
     const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
     const pool = new ClientPool({ ...poolOptions, servers: {} });
@@ -429,7 +428,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-
 
   #member(server: string): PoolMember {
     const member = this.#byName.get(server);

@@ -49,5 +49,4 @@ export interface ServerStatus {
   readonly restarts: number;
   /** Whether it starts on first use instead of in `connect()`. */
   readonly lazy: boolean;
-
 }

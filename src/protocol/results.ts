@@ -282,4 +282,3 @@ export interface LogMessage {
   /** The message: a string or any JSON value. */
   data: unknown;
 }
-
