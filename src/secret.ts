@@ -17,7 +17,7 @@ export class Secret {
   /**
    * @param value The value, or a function (sync or async) that returns it when a transport
    * starts; a function that throws or returns no string fails that start with a ConfigError.
-   * @throws {TypeError} When `value` is neither a string nor a function.
+   * @throws `TypeError` when `value` is neither a string nor a function.
    */
   constructor(value: SecretSource) {
     if (typeof value !== 'string' && typeof value !== 'function') {

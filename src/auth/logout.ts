@@ -43,8 +43,8 @@ export interface LogoutResult {
  * is kept (it serves every resource of that issuer). Never throws for a server's refusal or
  * absence (see `notRevoked`); throws a ConfigError for invalid options, and what the store throws.
  *
- * @throws {ConfigError} (rejects) When an option is invalid.
- * @throws {TypeError} (rejects) When `url` is not a valid URL.
+ * @throws {@link ConfigError} (rejects) when an option is invalid.
+ * @throws `TypeError` (rejects) when `url` is not a valid URL.
  */
 
 export async function logout(url: string | URL, options: LogoutOptions): Promise<LogoutResult> {

@@ -151,7 +151,7 @@ export class FileTokenStore implements TokenStore {
    * first write.
    *
    * @param file An absolute path.
-   * @throws {TypeError} When `file` is not an absolute path.
+   * @throws `TypeError` when `file` is not an absolute path.
    */
   constructor(file: string) {
     if (typeof file !== 'string' || !path.isAbsolute(file)) {
@@ -169,7 +169,7 @@ export class FileTokenStore implements TokenStore {
    * Reads the file (after this object's pending writes) and resolves with the value under `key`,
    * or undefined; a missing file holds nothing.
    *
-   * @throws {Error} (rejects) When the file is not a conduit-mcp token file, or cannot be read.
+   * @throws `Error` (rejects) when the file is not a conduit-mcp token file, or cannot be read.
    */
   async get(key: string): Promise<StoredAuth | undefined> {
     await this.#writes;
@@ -179,7 +179,7 @@ export class FileTokenStore implements TokenStore {
   /**
    * Stores `value` under `key`: writes are queued, and each replaces the file atomically.
    *
-   * @throws {Error} (rejects) When the file is not a conduit-mcp token file, or cannot be written.
+   * @throws `Error` (rejects) when the file is not a conduit-mcp token file, or cannot be written.
    */
   set(key: string, value: StoredAuth): Promise<void> {
     return this.#update((entries) => {

@@ -71,7 +71,7 @@ export class Client extends SafeEmitter<ClientEvents> {
   /**
    * Checks every option and starts nothing; `connect()` starts the server.
    *
-   * @throws {ConfigError} When an option is missing or invalid; `key` names it.
+   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it.
    */
   constructor(options: ClientOptions) {
     super();
@@ -165,13 +165,13 @@ export class Client extends SafeEmitter<ClientEvents> {
    * cannot heal (missing executable, configuration, no common version), otherwise once the
    * `reconnect` policy has given up.
    *
-   * @throws {SpawnError} (rejects) When the server's executable is missing or not executable (at once).
-   * @throws {UnsupportedProtocolVersionError} (rejects) When no protocol version is supported by both sides (at once).
-   * @throws {AuthError} (rejects) When OAuth authorization fails (at once).
-   * @throws {ConfigError} (rejects) When the transport finds an option invalid (at once).
-   * @throws {ConduitError} (rejects) Once `reconnect` gives up: the last attempt's error, e.g. a
+   * @throws {@link SpawnError} (rejects) when the server's executable is missing or not executable (at once).
+   * @throws {@link UnsupportedProtocolVersionError} (rejects) when no protocol version is supported by both sides (at once).
+   * @throws {@link AuthError} (rejects) when OAuth authorization fails (at once).
+   * @throws {@link ConfigError} (rejects) when the transport finds an option invalid (at once).
+   * @throws {@link ConduitError} (rejects) once `reconnect` gives up: the last attempt's error, e.g. a
    * {@link ConnectTimeoutError}, an {@link HttpError} or a {@link ConnectionClosedError}.
-   * @throws {ClientClosedError} (rejects) When `close()` is called first, or the client was closed.
+   * @throws {@link ClientClosedError} (rejects) when `close()` is called first, or the client was closed.
 
    */
   connect(): Promise<void> {
@@ -195,13 +195,13 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Any request; resolves with the raw result. Waits for a (re)connection within its timeout.
    * Every request method of the client rejects with these errors too.
    *
-   * @throws {McpError} (rejects) When the server answers with a JSON-RPC error.
-   * @throws {RequestTimeoutError} (rejects) When no answer comes within `timeout` (default: `requestTimeout`).
-   * @throws {AbortError} (rejects) When `options.signal` aborts.
-   * @throws {CapabilityError} (rejects) When the server did not declare the capability the method needs; nothing is sent.
-   * @throws {ConnectionClosedError} (rejects) When the connection closes before the answer.
-   * @throws {ClientClosedError} (rejects) When the client is closed or gave up reconnecting.
-   * @throws {UsageError} (rejects) When `options` is invalid.
+   * @throws {@link McpError} (rejects) when the server answers with a JSON-RPC error.
+   * @throws {@link RequestTimeoutError} (rejects) when no answer comes within `timeout` (default: `requestTimeout`).
+   * @throws {@link AbortError} (rejects) when `options.signal` aborts.
+   * @throws {@link CapabilityError} (rejects) when the server did not declare the capability the method needs; nothing is sent.
+   * @throws {@link ConnectionClosedError} (rejects) when the connection closes before the answer.
+   * @throws {@link ClientClosedError} (rejects) when the client is closed or gave up reconnecting.
+   * @throws {@link UsageError} (rejects) when `options` is invalid.
    */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown> {
     return this.#requests.request(method, params, options);
@@ -222,8 +222,8 @@ export class Client extends SafeEmitter<ClientEvents> {
   /**
    * Any notification. Throws if the client is not ready.
    *
-   * @throws {ClientClosedError} When the client is closed.
-   * @throws {UsageError} When the client is not ready (idle, connecting or reconnecting).
+   * @throws {@link ClientClosedError} when the client is closed.
+   * @throws {@link UsageError} when the client is not ready (idle, connecting or reconnecting).
    */
   notify(method: string, params?: JsonObject): void {
     const session = this.#supervisor.session;

@@ -67,7 +67,7 @@ export interface LoadedConfig {
 /**
  * Reads an MCP config file. Throws ConfigError for what spoils the whole file; an entry's own problem is its `error`.
  *
- * @throws {ConfigError} When the file cannot be read, is not valid JSON(C), or its shape is wrong (see {@link parseConfig}).
+ * @throws {@link ConfigError} when the file cannot be read, is not valid JSON(C), or its shape is wrong (see {@link parseConfig}).
  */
 export function loadConfigFile(file: string, options: LoadConfigOptions = {}): LoadedConfig {
   const target = expandHome(file);
@@ -83,7 +83,7 @@ export function loadConfigFile(file: string, options: LoadConfigOptions = {}): L
 /**
  * Parses config text as `loadConfigFile` does; `file` names it in messages and anchors relative paths.
  *
- * @throws {ConfigError} When the text is not valid JSON(C), not an object, has both `mcpServers` and `servers`, or a part of it has the wrong shape; an entry's own problem is its `error` instead.
+ * @throws {@link ConfigError} when the text is not valid JSON(C), not an object, has both `mcpServers` and `servers`, or a part of it has the wrong shape; an entry's own problem is its `error` instead.
  */
 export function parseConfig(text: string, file: string, options: LoadConfigOptions = {}): LoadedConfig {
   const parsed = parseJsonc(text);

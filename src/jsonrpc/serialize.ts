@@ -10,7 +10,7 @@ const escapeLineBreak = (character: string) => `\\u${character.charCodeAt(0).toS
  * including U+0085, U+2028 and U+2029) and a final `\n`. Throws a TypeError that says why when the
  * message cannot be serialised.
  *
- * @throws {TypeError} When the message cannot be serialized as JSON, or is not a JSON object.
+ * @throws `TypeError` when the message cannot be serialized as JSON, or is not a JSON object.
  */
 export function serialize(message: JsonRpcMessage): string {
   let json: string | undefined;

@@ -165,7 +165,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
    * The file is read and checked now; servers start in `connect()`.
    *
-   * @throws {ConfigError} When the file cannot be read or parsed, or the pool's options are invalid.
+   * @throws {@link ConfigError} when the file cannot be read or parsed, or the pool's options are invalid.
    */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
     const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
@@ -181,7 +181,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Checks every option (the pool's and each server's) and starts nothing; `connect()` starts the servers.
    *
-   * @throws {ConfigError} When an option is missing or invalid; `key` names it (e.g. `servers.github.transport`).
+   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it (e.g. `servers.github.transport`).
    */
   constructor(options: ClientPoolOptions) {
     super();
@@ -263,7 +263,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending).
    *
-   * @throws {UnknownNameError} When the pool has no server of that name.
+   * @throws {@link UnknownNameError} when the pool has no server of that name.
    */
   get(server: string): Client | undefined {
     const member = this.#member(server);
@@ -277,8 +277,8 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
    * never rejects because of the server. Throws for a disabled server or a closed pool.
    *
-   * @throws {UnknownNameError} When the pool has no server of that name (thrown, not a rejection).
-   * @throws {ServerUnavailableError} (rejects) When the server is disabled or the pool is closed.
+   * @throws {@link UnknownNameError} when the pool has no server of that name (thrown, not a rejection).
+   * @throws {@link ServerUnavailableError} (rejects) when the server is disabled or the pool is closed.
    */
   restart(server: string): Promise<void> {
     const member = this.#member(server);
@@ -309,7 +309,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name.
    *
-   * @throws {NameCollisionError} (rejects) When two tools end up with the same pool name.
+   * @throws {@link NameCollisionError} (rejects) when two tools end up with the same pool name.
    */
   async listTools(): Promise<{
     /** The tools of every shown server, under pool names. */
@@ -324,7 +324,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Every server's prompts under pool names (the same naming as tools).
    *
-   * @throws {NameCollisionError} (rejects) When two prompts end up with the same pool name.
+   * @throws {@link NameCollisionError} (rejects) when two prompts end up with the same pool name.
    */
   async listPrompts(): Promise<{
     /** The prompts of every shown server, under pool names. */
@@ -356,11 +356,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /**
    * Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause).
+   * Besides the errors below, rejects as {@link Client.callTool} does.
    *
-   * @throws {UnknownNameError} (rejects) When no server has a tool of that pool name.
-   * @throws {ServerUnavailableError} (rejects) When its server is not ready.
-   * @throws {NameCollisionError} (rejects) When the name stands for two servers' tools.
-   * Otherwise rejects as {@link Client.callTool} does.
+   * @throws {@link UnknownNameError} (rejects) when no server has a tool of that pool name.
+   * @throws {@link ServerUnavailableError} (rejects) when its server is not ready.
+   * @throws {@link NameCollisionError} (rejects) when the name stands for two servers' tools.
    */
   async callTool(
     params: { name: string; arguments?: Record<string, unknown> },
@@ -372,11 +372,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /**
    * Gets a prompt by its pool name, from the server that has it.
+   * Besides the errors below, rejects as {@link Client.getPrompt} does.
    *
-   * @throws {UnknownNameError} (rejects) When no server has a prompt of that pool name.
-   * @throws {ServerUnavailableError} (rejects) When its server is not ready.
-   * @throws {NameCollisionError} (rejects) When the name stands for two servers' prompts.
-   * Otherwise rejects as {@link Client.getPrompt} does.
+   * @throws {@link UnknownNameError} (rejects) when no server has a prompt of that pool name.
+   * @throws {@link ServerUnavailableError} (rejects) when its server is not ready.
+   * @throws {@link NameCollisionError} (rejects) when the name stands for two servers' prompts.
    */
   async getPrompt(
     params: { name: string; arguments?: Record<string, string> },
@@ -389,10 +389,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Reads a resource from the server that lists it (or whose template matches it); `server` picks
    * one when several could answer.
+   * Besides the errors below, rejects as {@link Client.readResource} does.
    *
-   * @throws {UnknownNameError} (rejects) When no server lists the URI or a matching template, or `server` names none.
-   * @throws {ServerUnavailableError} (rejects) When that server is not ready.
-   * Otherwise rejects as {@link Client.readResource} does.
+   * @throws {@link UnknownNameError} (rejects) when no server lists the URI or a matching template, or `server` names none.
+   * @throws {@link ServerUnavailableError} (rejects) when that server is not ready.
    */
   async readResource(
     params: { uri: string; server?: string },

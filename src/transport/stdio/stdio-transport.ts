@@ -69,7 +69,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
   /**
    * Checks the options and starts nothing; `start()` spawns the process.
    *
-   * @throws {ConfigError} When an option is missing or invalid; `key` names it.
+   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it.
    */
   constructor(options: StdioOptions, context: StdioTransportContext = {}) {
     super();
