@@ -52,6 +52,9 @@ export type { ClientEvents };
  * An MCP client for one server. Validates every option at construction and starts nothing;
  * `connect()` starts the server, detects the era and resolves when ready; the server is restarted
  * with backoff if it dies; `close()` (or `await using`) stops everything.
+ *
+ * It is a Node `EventEmitter` of {@link ClientEvents} (`client.on('ready', ...)`); a listener
+ * that throws does not stop the others, and its error is thrown again on the next tick.
  */
 export class Client extends SafeEmitter<ClientEvents> {
   /** The `name` option: a label for events, errors and logs. */

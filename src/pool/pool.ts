@@ -150,6 +150,9 @@ export interface ResolvedName {
  * Many servers behind one object: started at once (a concurrency limit, a start timeout each), their
  * tools, prompts and resources merged under names every model API accepts, calls routed back, a
  * status per server, and one `close()` for all of them.
+ *
+ * It is a Node `EventEmitter` of {@link ClientPoolEvents} (`pool.on('serverError', ...)`); a
+ * listener that throws does not stop the others, and its error is thrown again on the next tick.
  */
 export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   readonly #options: ResolvedPoolOptions;
