@@ -50,9 +50,7 @@ function prefixed(server: string | undefined, text: string): string {
 
 /** An option is missing or wrong. `key` names it as the user wrote it, e.g. `transport.command`. */
 export class ConfigError extends ConduitError {
-  /** Always `'CONDUIT_CONFIG'`. */
   readonly code = 'CONDUIT_CONFIG';
-  /** Made by the library when it checks options; `key` names the option, as written. */
   constructor(
     /** The option at fault as the user wrote it, e.g. `transport.command` or `servers.github.url`. */
     readonly key: string,
@@ -65,9 +63,7 @@ export class ConfigError extends ConduitError {
 
 /** The server process could not be started: the executable is missing or not executable, or spawn failed. */
 export class SpawnError extends ConduitError {
-  /** Always `'CONDUIT_SPAWN_FAILED'`. */
   readonly code = 'CONDUIT_SPAWN_FAILED';
-  /** Made by the stdio transport when the process cannot be started. */
   constructor(
     message: string,
     /** The command that could not be started. */
@@ -86,7 +82,6 @@ export class McpError extends ConduitError {
   readonly code: number;
   /** The error's `data` as the server sent it, if any. */
   readonly data: unknown;
-  /** Made from a JSON-RPC error response: its `code`, `message` and `data`. */
   constructor(code: number, message: string, data?: unknown, options?: ConduitErrorOptions) {
     super(message, options);
     this.code = code;
@@ -96,9 +91,7 @@ export class McpError extends ConduitError {
 
 /** A request got no answer within its timeout. */
 export class RequestTimeoutError extends ConduitError {
-  /** Always `'CONDUIT_REQUEST_TIMEOUT'`. */
   readonly code = 'CONDUIT_REQUEST_TIMEOUT';
-  /** Made when a request's `timeout` (or `maxTotalTimeout`, with `options.total`) passes. */
   constructor(
     /** The request's method, e.g. `tools/call`. */
     readonly method: string,
@@ -115,9 +108,7 @@ export class RequestTimeoutError extends ConduitError {
 
 /** A request was abandoned because its `signal` aborted. `cause` is the signal's reason. */
 export class AbortError extends ConduitError {
-  /** Always `'CONDUIT_ABORTED'`. */
   readonly code = 'CONDUIT_ABORTED';
-  /** Made when a request's signal aborts; `reason` becomes `cause`. */
   constructor(
     /** The request's method, e.g. `tools/call`. */
     readonly method: string,
@@ -130,9 +121,7 @@ export class AbortError extends ConduitError {
 
 /** The transport closed (the server exited, misbehaved, or `close()` was called). */
 export class ConnectionClosedError extends ConduitError {
-  /** Always `'CONDUIT_CONNECTION_CLOSED'`. */
   readonly code = 'CONDUIT_CONNECTION_CLOSED';
-  /** Made for each request pending when the connection closed; the reason's error becomes `cause`. */
   constructor(
     /** Why the connection closed. */
     readonly reason: CloseReason,
@@ -152,9 +141,7 @@ export class ConnectionClosedError extends ConduitError {
  * the last failure that explains it (the spawn error, the handshake error, the lost connection).
  */
 export class ClientClosedError extends ConduitError {
-  /** Always `'CONDUIT_CLIENT_CLOSED'`. */
   readonly code = 'CONDUIT_CLIENT_CLOSED';
-  /** Made for a request on a closed client; `cause` is `options.cause`, else the reason's error. */
   constructor(
     /** The last connection's close reason, if it had one. */
     readonly reason: CloseReason | undefined,
@@ -172,11 +159,8 @@ export class ClientClosedError extends ConduitError {
 
 /** One connection attempt (spawn, Secret resolution, probe, handshake) took longer than `connectTimeout`. */
 export class ConnectTimeoutError extends ConduitError {
-  /** Always `'CONDUIT_CONNECT_TIMEOUT'`. */
   readonly code = 'CONDUIT_CONNECT_TIMEOUT';
-  /** Made when a connection attempt passes `connectTimeout`. */
   constructor(
-    /** The `connectTimeout` that passed, ms. */
     readonly timeout: number,
     options?: { server?: string },
   ) {
@@ -189,9 +173,7 @@ export class ConnectTimeoutError extends ConduitError {
 
 /** No protocol version is supported by both sides. */
 export class UnsupportedProtocolVersionError extends ConduitError {
-  /** Always `'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION'`. */
   readonly code = 'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION';
-  /** Made when the handshake finds no version both sides support. */
   constructor(
     /** The versions the server said it supports (may be empty). */
     readonly supported: readonly string[],
@@ -209,9 +191,7 @@ export class UnsupportedProtocolVersionError extends ConduitError {
 
 /** The server broke the protocol (e.g. an invalid resultType), so its answer cannot be used. */
 export class ProtocolError extends ConduitError {
-  /** Always `'CONDUIT_PROTOCOL'`. */
   readonly code = 'CONDUIT_PROTOCOL';
-  /** Made when a server's message or answer breaks the protocol; the message says how. */
   constructor(message: string, options?: ConduitErrorOptions) {
     super(message, options);
   }
@@ -219,9 +199,7 @@ export class ProtocolError extends ConduitError {
 
 /** The server did not declare the capability a method needs; nothing was sent. */
 export class CapabilityError extends ConduitError {
-  /** Always `'CONDUIT_CAPABILITY_MISSING'`. */
   readonly code = 'CONDUIT_CAPABILITY_MISSING';
-  /** Made before sending a request whose capability the server did not declare. */
   constructor(
     /** The method that was not sent, e.g. `resources/subscribe`. */
     readonly method: string,
@@ -259,24 +237,17 @@ export type HttpErrorKind =
  * for the 4xx answers that tell a legacy endpoint from a modern one (never 401, 403 or 5xx).
  */
 export class HttpError extends ConduitError {
-  /** Always `'CONDUIT_HTTP'`. */
   readonly code = 'CONDUIT_HTTP';
-  /** Made by the HTTP transport for a failed exchange. */
   constructor(
     /** What went wrong: a status, a timeout, a size limit, the network... */
     readonly kind: HttpErrorKind,
     message: string,
     /** The exchange: URL, HTTP method, status, body excerpt, the limit that was passed. */
     readonly details: {
-      /** The URL requested. */
       readonly url: string;
-      /** The HTTP method, e.g. `POST`. */
       readonly method?: string;
-      /** The HTTP status, when the server answered. */
       readonly status?: number;
-      /** At most 200 characters of the answer's body, tags stripped, Secret header values redacted. */
       readonly bodyExcerpt?: string;
-      /** The size limit that was passed, bytes (for `message_too_large`). */
       readonly limit?: number;
     },
     options?: ConduitErrorOptions,
@@ -310,7 +281,6 @@ const NO_ERA_SIGNAL = new Set([401, 403, 406, 407, 408, 413, 415, 429, 431]);
  * argument it cannot take (the call-time misuse: request options, `setLogLevel`, prompt arguments).
  */
 export class UsageError extends ConduitError {
-  /** Always `'CONDUIT_USAGE'`. */
   readonly code = 'CONDUIT_USAGE';
 }
 
@@ -323,7 +293,6 @@ export type AuthStep = 'discovery' | 'registration' | 'authorization' | 'token' 
  * verifier, client secret or private key.
  */
 export class AuthError extends ConduitError {
-  /** Always `'CONDUIT_AUTH'`. */
   readonly code = 'CONDUIT_AUTH';
   /** The authorization server's `error` code, e.g. `invalid_grant`. */
   readonly error: string | undefined;
@@ -331,7 +300,6 @@ export class AuthError extends ConduitError {
   readonly error_description: string | undefined;
   /** The HTTP status of the answer that failed, if one did. */
   readonly status: number | undefined;
-  /** Made by the OAuth flow; `options` carries the authorization server's own error fields. */
   constructor(
     /** Where the flow failed: discovery, registration, authorization, token or refresh. */
     readonly step: AuthStep,
@@ -350,10 +318,8 @@ export class AuthError extends ConduitError {
  * authorization, is disabled or closed. `cause` is its last error, if it had one.
  */
 export class ServerUnavailableError extends ConduitError {
-  /** Always `'CONDUIT_SERVER_UNAVAILABLE'`. */
   readonly code = 'CONDUIT_SERVER_UNAVAILABLE';
   declare readonly server: string;
-  /** Made by the pool for a call to a server that is not ready. */
   constructor(
     server: string,
     /** The server's state when the call came, e.g. `'failed'`, `'reconnecting'`, `'needs_auth'`. */
@@ -367,13 +333,10 @@ export class ServerUnavailableError extends ConduitError {
 
 /** A pool server did not become ready within its `startTimeout`; it goes on trying in the background. */
 export class StartTimeoutError extends ConduitError {
-  /** Always `'CONDUIT_START_TIMEOUT'`. */
   readonly code = 'CONDUIT_START_TIMEOUT';
   declare readonly server: string;
-  /** Made by the pool when a server passes its `startTimeout`. */
   constructor(
     server: string,
-    /** The `startTimeout` that passed, ms. */
     readonly timeout: number,
   ) {
     super(
@@ -385,15 +348,10 @@ export class StartTimeoutError extends ConduitError {
 
 /** Two pool entries ended up with the same `poolName` after renaming; `servers` and `names` say which. */
 export class NameCollisionError extends ConduitError {
-  /** Always `'CONDUIT_NAME_COLLISION'`. */
   readonly code = 'CONDUIT_NAME_COLLISION';
-  /** Made by the pool when two entries map to one pool name; `kind` is `tool`, `prompt`... */
   constructor(
-    /** The pool name both entries ended up with. */
     readonly poolName: string,
-    /** The two servers, in the order of `names`. */
     readonly servers: readonly [string, string],
-    /** The two entries' own names on their servers. */
     readonly names: readonly [string, string],
     kind: string,
   ) {
@@ -405,13 +363,9 @@ export class NameCollisionError extends ConduitError {
 
 /** No pool server has a tool, prompt, resource or server of that name. */
 export class UnknownNameError extends ConduitError {
-  /** Always `'CONDUIT_UNKNOWN_NAME'`. */
   readonly code = 'CONDUIT_UNKNOWN_NAME';
-  /** Made by the pool when a name (or URI) matches no server's entry. */
   constructor(
-    /** What was looked up. */
     readonly kind: 'tool' | 'prompt' | 'resource' | 'server',
-    /** The name (or resource URI) asked for. */
     readonly requested: string,
     message: string,
   ) {
@@ -429,17 +383,11 @@ export type SkillCheck = 'unlisted' | 'size' | 'digest' | 'frontmatter';
  * frontmatter field that differs.
  */
 export class SkillVerificationError extends ConduitError {
-  /** Always `'CONDUIT_SKILL_VERIFICATION'`. */
   readonly code = 'CONDUIT_SKILL_VERIFICATION';
-  /** The frontmatter field that differs, for the `frontmatter` check. */
   readonly field: string | undefined;
-  /** Made when a skill file fails verification; its content is not returned. */
   constructor(
-    /** The skill file's URI. */
     readonly uri: string,
-    /** Which check failed: `unlisted`, `size`, `digest` or `frontmatter`. */
     readonly check: SkillCheck,
-
     message: string,
     options?: { server?: string; field?: string; cause?: unknown },
   ) {

@@ -52,12 +52,8 @@ export type { ClientEvents };
  * An MCP client for one server. Validates every option at construction and starts nothing;
  * `connect()` starts the server, detects the era and resolves when ready; the server is restarted
  * with backoff if it dies; `close()` (or `await using`) stops everything.
- *
- * It is a Node `EventEmitter` of {@link ClientEvents} (`client.on('ready', ...)`); a listener
- * that throws does not stop the others, and its error is thrown again on the next tick.
  */
 export class Client extends SafeEmitter<ClientEvents> {
-  /** The `name` option: a label for events, errors and logs. */
   readonly name: string;
   readonly #options: ResolvedClientOptions;
   readonly #supervisor: Supervisor;
@@ -71,11 +67,6 @@ export class Client extends SafeEmitter<ClientEvents> {
   #roots: readonly Root[] | undefined;
   readonly #warn: WarningSink;
 
-  /**
-   * Checks every option and starts nothing; `connect()` starts the server.
-   *
-   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it.
-   */
   constructor(options: ClientOptions) {
     super();
     this.#options = resolveClientOptions(options);
@@ -127,17 +118,14 @@ export class Client extends SafeEmitter<ClientEvents> {
     if (event === 'notification') this.#onNotification(args[0] as JsonRpcNotification);
   }
 
-  /** Where the client is: `idle`, `connecting`, `ready`, `reconnecting` or `closed`. */
   get state(): ClientState {
     return this.#supervisor.state;
   }
 
-  /** The era of the latest connection (`'modern'` or `'legacy'`); undefined before the first. */
   get era(): Era | undefined {
     return this.#lastSession?.era;
   }
 
-  /** The protocol version of the latest connection; undefined before the first. */
   get protocolVersion(): string | undefined {
     return this.#lastSession?.protocolVersion;
   }
@@ -148,12 +136,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     return info && screenIcons(info, { count: 0 });
   }
 
-  /** What the server declared it can do, at the latest connection; undefined before the first. */
   get serverCapabilities(): ServerCapabilities | undefined {
     return this.#lastSession?.serverCapabilities;
   }
 
-  /** The server's `instructions` for a model (unverified text), if it sent any. */
   get instructions(): string | undefined {
     return this.#lastSession?.instructions;
   }
@@ -167,15 +153,6 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Starts the server, detects the era, resolves when ready. Rejects at once for what a restart
    * cannot heal (missing executable, configuration, no common version), otherwise once the
    * `reconnect` policy has given up.
-   *
-   * @throws {@link SpawnError} (rejects) when the server's executable is missing or not executable (at once).
-   * @throws {@link UnsupportedProtocolVersionError} (rejects) when no protocol version is supported by both sides (at once).
-   * @throws {@link AuthError} (rejects) when OAuth authorization fails (at once).
-   * @throws {@link ConfigError} (rejects) when the transport finds an option invalid (at once).
-   * @throws {@link ConduitError} (rejects) once `reconnect` gives up: the last attempt's error, e.g. a
-   * {@link ConnectTimeoutError}, an {@link HttpError} or a {@link ConnectionClosedError}.
-   * @throws {@link ClientClosedError} (rejects) when `close()` is called first, or the client was closed.
-
    */
   connect(): Promise<void> {
     return this.#supervisor
@@ -189,23 +166,11 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#supervisor.close();
   }
 
-  /** `await using client = new Client(...)` calls it: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  /**
-   * Any request; resolves with the raw result. Waits for a (re)connection within its timeout.
-   * Every request method of the client rejects with these errors too.
-   *
-   * @throws {@link McpError} (rejects) when the server answers with a JSON-RPC error.
-   * @throws {@link RequestTimeoutError} (rejects) when no answer comes within `timeout` (default: `requestTimeout`).
-   * @throws {@link AbortError} (rejects) when `options.signal` aborts.
-   * @throws {@link CapabilityError} (rejects) when the server did not declare the capability the method needs; nothing is sent.
-   * @throws {@link ConnectionClosedError} (rejects) when the connection closes before the answer.
-   * @throws {@link ClientClosedError} (rejects) when the client is closed or gave up reconnecting.
-   * @throws {@link UsageError} (rejects) when `options` is invalid.
-   */
+  /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown> {
     return this.#requests.request(method, params, options);
   }
@@ -222,12 +187,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     return performance.now() - started;
   }
 
-  /**
-   * Any notification. Throws if the client is not ready.
-   *
-   * @throws {@link ClientClosedError} when the client is closed.
-   * @throws {@link UsageError} when the client is not ready (idle, connecting or reconnecting).
-   */
+  /** Any notification. Throws if the client is not ready. */
   notify(method: string, params?: JsonObject): void {
     const session = this.#supervisor.session;
     if (session) {
@@ -329,12 +289,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     return this.#tasks.cancelTask(taskId, options);
   }
 
-  /** Every resource (all pages merged), or one page when `cursor` is given. */
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
     return this.#list('resources/list', 'resources', params, options) as Promise<ListResourcesResult>;
   }
 
-  /** Every resource template (all pages merged), or one page when `cursor` is given. */
   listResourceTemplates(
     params?: { cursor?: string },
     options?: RequestOptions,
@@ -347,7 +305,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     ) as Promise<ListResourceTemplatesResult>;
   }
 
-  /** Reads a resource by URI (`resources/read`); a modern result may come from the cache while fresh. */
   readResource(params: { uri: string }, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.request('resources/read', params, options) as Promise<ReadResourceResult>;
   }
@@ -375,7 +332,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     return loadVerifiedSkill(entry, file, this.name);
   }
 
-  /** Every prompt (all pages merged), or one page when `cursor` is given. */
   listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<ListPromptsResult> {
     return this.#list('prompts/list', 'prompts', params, options) as Promise<ListPromptsResult>;
   }
@@ -395,10 +351,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     return readGetPromptResult(result, params.name, this.name);
   }
 
-  /**
-   * Asks for completions of a prompt or resource-template argument (`completion/complete`), e.g.
-   * `ref: { type: 'ref/prompt', name: 'greet' }`. Needs the server's `completions` capability.
-   */
   complete(
     params: { ref: JsonObject; argument: { name: string; value: string }; context?: JsonObject },
     options?: RequestOptions,
@@ -419,7 +371,6 @@ export class Client extends SafeEmitter<ClientEvents> {
     await this.#subscriptions.subscribe(uri, (method, params) => this.request(method, params, options));
   }
 
-  /** Stops watching a resource (legacy: `resources/unsubscribe`; modern: leaves the listen filter). */
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     await this.#subscriptions.unsubscribe(uri, (method, params) => this.request(method, params, options));
   }

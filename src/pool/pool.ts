@@ -35,7 +35,7 @@ type WithServer<T> = { server: string } & T;
 /**
  * The pool's events: each server's Client events with the server's name added, and the
  * `server*` events that report a server's state changes (its status is already updated when
- * they run).
+ * they run). In every payload, `server` is the server's name.
  */
 export interface ClientPoolEvents {
   /** A server became ready (its first connection or a reconnection); the same payload as `ready`. */
@@ -43,97 +43,36 @@ export interface ClientPoolEvents {
   /** A server failed to start, or lost its connection and is being restarted. */
   serverError: [
     event: {
-      /** The server's name. */
-      server: string;
-      /** What went wrong. */
-      error: Error;
-      /** The server's state now (e.g. `failed`, `reconnecting`, `needs_auth`). */
-      state: ServerState;
-      /** When the next attempt starts (ms since the epoch), if one is scheduled. */
-      nextAttemptAt: number | undefined;
+      /** The server's name. */ server: string;
+      /** What went wrong. */ error: Error;
+      /** Its state now, e.g. `failed`, `reconnecting`, `needs_auth`. */ state: ServerState;
+      /** Next attempt (ms since the epoch), if scheduled. */ nextAttemptAt: number | undefined;
     },
   ];
-  /** A server's Client stopped for good (it gave up, or was closed). */
-  serverClosed: [
-    event: {
-      /** The server's name. */
-      server: string;
-      /** The last close reason when it gave up; undefined when it was closed. */
-      reason: CloseReason | undefined;
-    },
-  ];
+  /** A server's Client stopped for good: `reason` is its last close reason, undefined after `close()`. */
+  serverClosed: [event: { server: string; reason: CloseReason | undefined }];
   /** An HTTP server waits for the user's OAuth consent at `url` (its `onAuthorizationUrl` was called). */
-  serverNeedsAuth: [
-    event: {
-      /** The server's name. */
-      server: string;
-      /** The authorization URL to open. */
-      url: URL;
-    },
-  ];
+  serverNeedsAuth: [event: { server: string; url: URL }];
   /** A server's Client's `'ready'`, with its name. */
   ready: [event: WithServer<ReadyEvent>];
-  /** A server's Client's `'disconnected'`, with its name. */
-  disconnected: [
-    event: {
-      /** The server's name. */
-      server: string;
-      /** Why the connection closed. */
-      reason: CloseReason;
-    },
-  ];
+  /** A server's Client's `'disconnected'`: `reason` says why the connection closed. */
+  disconnected: [event: { server: string; reason: CloseReason }];
   /** A server's Client's `'reconnecting'`, with its name. */
   reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
-  /** A server's Client's `'closed'`, with its name. */
-  closed: [
-    event: {
-      /** The server's name. */
-      server: string;
-      /** As for the Client's `'closed'`: undefined after `close()`. */
-      reason: CloseReason | undefined;
-    },
-  ];
-  /** Every notification of every server, with its name. */
-  notification: [
-    event: {
-      /** The server's name. */
-      server: string;
-      /** The notification as it came. */
-      notification: JsonRpcNotification;
-    },
-  ];
+  /** A server's Client's `'closed'`, with its name (`reason` undefined after `close()`). */
+  closed: [event: { server: string; reason: CloseReason | undefined }];
+  /** Every notification of every server, as it came (`notification`). */
+  notification: [event: { server: string; notification: JsonRpcNotification }];
   /** A server's log message, with its name. */
   log: [event: WithServer<LogMessage>];
   /** A server's tool list changed. */
-  toolsListChanged: [
-    event: {
-      /** The server's name. */
-      server: string;
-    },
-  ];
+  toolsListChanged: [event: { server: string }];
   /** A server's resource or template list changed. */
-  resourcesListChanged: [
-    event: {
-      /** The server's name. */
-      server: string;
-    },
-  ];
+  resourcesListChanged: [event: { server: string }];
   /** A server's prompt list changed. */
-  promptsListChanged: [
-    event: {
-      /** The server's name. */
-      server: string;
-    },
-  ];
-  /** A subscribed resource of a server changed. */
-  resourceUpdated: [
-    event: {
-      /** The server's name. */
-      server: string;
-      /** The resource's URI. */
-      uri: string;
-    },
-  ];
+  promptsListChanged: [event: { server: string }];
+  /** A subscribed resource of a server changed: `uri` names it. */
+  resourceUpdated: [event: { server: string; uri: string }];
 }
 
 /** Where a pool name leads. */
@@ -167,7 +106,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
    * The file is read and checked now; servers start in `connect()`.
-   *
    * @throws {@link ConfigError} when the file cannot be read or parsed, or the pool's options are invalid.
    */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
@@ -183,7 +121,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /**
    * Checks every option (the pool's and each server's) and starts nothing; `connect()` starts the servers.
-   *
    * @throws {@link ConfigError} when an option is missing or invalid; `key` names it (e.g. `servers.github.transport`).
    */
   constructor(options: ClientPoolOptions) {
@@ -265,7 +202,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /**
    * That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending).
-   *
    * @throws {@link UnknownNameError} when the pool has no server of that name.
    */
   get(server: string): Client | undefined {
@@ -279,7 +215,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * with a fresh reconnect budget and backoff, asking for OAuth consent again if it needs it.
    * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
    * never rejects because of the server. Throws for a disabled server or a closed pool.
-   *
    * @throws {@link UnknownNameError} when the pool has no server of that name (thrown, not a rejection).
    * @throws {@link ServerUnavailableError} (rejects) when the server is disabled or the pool is closed.
    */
@@ -311,13 +246,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /**
    * Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name.
-   *
    * @throws {@link NameCollisionError} (rejects) when two tools end up with the same pool name.
    */
-  async listTools(): Promise<{
-    /** The tools of every shown server, under pool names. */
-    tools: PoolTool[];
-  }> {
+  async listTools(): Promise<{ tools: PoolTool[] }> {
     await gatherList(this.#members, 'tools');
     const named = this.#named('tools');
     if (named.collision) throw named.collision;
@@ -326,13 +257,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /**
    * Every server's prompts under pool names (the same naming as tools).
-   *
    * @throws {@link NameCollisionError} (rejects) when two prompts end up with the same pool name.
    */
-  async listPrompts(): Promise<{
-    /** The prompts of every shown server, under pool names. */
-    prompts: PoolPrompt[];
-  }> {
+  async listPrompts(): Promise<{ prompts: PoolPrompt[] }> {
     await gatherList(this.#members, 'prompts');
     const named = this.#named('prompts');
     if (named.collision) throw named.collision;
@@ -340,19 +267,13 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   }
 
   /** Every server's resources, URIs unchanged, each with its `server`. */
-  async listResources(): Promise<{
-    /** The resources of every shown server. */
-    resources: PoolResource[];
-  }> {
+  async listResources(): Promise<{ resources: PoolResource[] }> {
     await gatherList(this.#members, 'resources');
     return { resources: this.#plain('resources') };
   }
 
   /** Every server's resource templates, unchanged, each with its `server`. */
-  async listResourceTemplates(): Promise<{
-    /** The templates of every shown server. */
-    resourceTemplates: PoolResourceTemplate[];
-  }> {
+  async listResourceTemplates(): Promise<{ resourceTemplates: PoolResourceTemplate[] }> {
     await gatherList(this.#members, 'resourceTemplates');
     return { resourceTemplates: this.#plain('resourceTemplates') };
   }
@@ -360,7 +281,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause).
    * Besides the errors below, rejects as {@link Client.callTool} does.
-   *
    * @throws {@link UnknownNameError} (rejects) when no server has a tool of that pool name.
    * @throws {@link ServerUnavailableError} (rejects) when its server is not ready.
    * @throws {@link NameCollisionError} (rejects) when the name stands for two servers' tools.
@@ -376,7 +296,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Gets a prompt by its pool name, from the server that has it.
    * Besides the errors below, rejects as {@link Client.getPrompt} does.
-   *
    * @throws {@link UnknownNameError} (rejects) when no server has a prompt of that pool name.
    * @throws {@link ServerUnavailableError} (rejects) when its server is not ready.
    * @throws {@link NameCollisionError} (rejects) when the name stands for two servers' prompts.
@@ -393,7 +312,6 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * Reads a resource from the server that lists it (or whose template matches it); `server` picks
    * one when several could answer.
    * Besides the errors below, rejects as {@link Client.readResource} does.
-   *
    * @throws {@link UnknownNameError} (rejects) when no server lists the URI or a matching template, or `server` names none.
    * @throws {@link ServerUnavailableError} (rejects) when that server is not ready.
    */
