@@ -120,8 +120,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   }
 
   /**
-   * Checks every option (the pool's and each server's) and starts nothing; `connect()` starts the servers.
-   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it (e.g. `servers.github.transport`).
+   * Checks the options and starts nothing; `connect()` starts the servers. A server whose Client
+   * options are invalid is not thrown for: it carries the ConfigError as its `error` in `status()`.
+   * @throws {@link ConfigError} when a pool option, or a server's `disabled`, `lazy` or `startTimeout`,
+   * is invalid; `key` names it (e.g. `servers.github.lazy`).
    */
   constructor(options: ClientPoolOptions) {
     super();
