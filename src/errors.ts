@@ -31,7 +31,7 @@ export abstract class ConduitError extends Error {
     this.server = options?.server || undefined;
   }
 
-  /** Always true: marks an error of this library, so that {@link isConduitError} knows one from another copy of the package. */
+  /** Always true: marks an error of this library, so that {@link isConduitError} recognizes one from any copy of it. */
   get [kConduitError](): true {
     return true;
   }

@@ -55,7 +55,7 @@ export interface LifecycleEvents {
   ready: [event: ReadyEvent];
   disconnected: [reason: CloseReason];
   reconnecting: [event: ReconnectingEvent];
-  /** The client stopped for good: undefined after `close()`, else the last close reason when it gave up. */
+  /** The client stopped for good: undefined after `close()`, else the last close reason (if any) when it gave up. */
   closed: [reason: CloseReason | undefined];
   notification: [notification: JsonRpcNotification];
 }
