@@ -15,6 +15,7 @@ export interface ConduitErrorOptions extends ErrorOptions {
  * `code` is stable: a `CONDUIT_*` string, or for {@link McpError} the server's JSON-RPC number.
  */
 export abstract class ConduitError extends Error {
+  /** A stable `CONDUIT_*` string naming the class of failure, or for {@link McpError} the server's JSON-RPC error number. */
   abstract readonly code: string | number;
   /**
    * The name of the server this error concerns (a Client's `name`, a pool's server name), or
@@ -30,6 +31,7 @@ export abstract class ConduitError extends Error {
     this.server = options?.server || undefined;
   }
 
+  /** Always true: marks an error of this library, so that {@link isConduitError} recognizes one from any copy of it. */
   get [kConduitError](): true {
     return true;
   }
@@ -50,6 +52,7 @@ function prefixed(server: string | undefined, text: string): string {
 export class ConfigError extends ConduitError {
   readonly code = 'CONDUIT_CONFIG';
   constructor(
+    /** The option at fault as the user wrote it, e.g. `transport.command` or `servers.github.url`. */
     readonly key: string,
     message: string,
     options?: ConduitErrorOptions,
@@ -63,6 +66,7 @@ export class SpawnError extends ConduitError {
   readonly code = 'CONDUIT_SPAWN_FAILED';
   constructor(
     message: string,
+    /** The command that could not be started. */
     readonly command: string,
     /** Whether starting again can help; false for a missing or non-executable file. */
     readonly retryable: boolean,
@@ -74,7 +78,9 @@ export class SpawnError extends ConduitError {
 
 /** A JSON-RPC error answered by the server. `code` is the server's number. */
 export class McpError extends ConduitError {
+  /** The server's JSON-RPC error code, e.g. -32602 (invalid params); see {@link ErrorCodes}. */
   readonly code: number;
+  /** The error's `data` as the server sent it, if any. */
   readonly data: unknown;
   constructor(code: number, message: string, data?: unknown, options?: ConduitErrorOptions) {
     super(message, options);
@@ -87,7 +93,9 @@ export class McpError extends ConduitError {
 export class RequestTimeoutError extends ConduitError {
   readonly code = 'CONDUIT_REQUEST_TIMEOUT';
   constructor(
+    /** The request's method, e.g. `tools/call`. */
     readonly method: string,
+    /** The timeout that passed, ms. */
     readonly timeout: number,
     options?: { server?: string; total?: boolean; cause?: unknown },
   ) {
@@ -102,6 +110,7 @@ export class RequestTimeoutError extends ConduitError {
 export class AbortError extends ConduitError {
   readonly code = 'CONDUIT_ABORTED';
   constructor(
+    /** The request's method, e.g. `tools/call`. */
     readonly method: string,
     reason: unknown,
     options?: { server?: string },
@@ -114,6 +123,7 @@ export class AbortError extends ConduitError {
 export class ConnectionClosedError extends ConduitError {
   readonly code = 'CONDUIT_CONNECTION_CLOSED';
   constructor(
+    /** Why the connection closed. */
     readonly reason: CloseReason,
     options?: { server?: string; method?: string },
   ) {
@@ -133,6 +143,7 @@ export class ConnectionClosedError extends ConduitError {
 export class ClientClosedError extends ConduitError {
   readonly code = 'CONDUIT_CLIENT_CLOSED';
   constructor(
+    /** The last connection's close reason, if it had one. */
     readonly reason: CloseReason | undefined,
     options?: { server?: string; method?: string; cause?: unknown },
   ) {
@@ -164,7 +175,9 @@ export class ConnectTimeoutError extends ConduitError {
 export class UnsupportedProtocolVersionError extends ConduitError {
   readonly code = 'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION';
   constructor(
+    /** The versions the server said it supports (may be empty). */
     readonly supported: readonly string[],
+    /** The version the client asked for. */
     readonly requested: string,
     options?: { server?: string; message?: string },
   ) {
@@ -188,6 +201,7 @@ export class ProtocolError extends ConduitError {
 export class CapabilityError extends ConduitError {
   readonly code = 'CONDUIT_CAPABILITY_MISSING';
   constructor(
+    /** The method that was not sent, e.g. `resources/subscribe`. */
     readonly method: string,
     message: string,
     options?: { server?: string },
@@ -225,8 +239,10 @@ export type HttpErrorKind =
 export class HttpError extends ConduitError {
   readonly code = 'CONDUIT_HTTP';
   constructor(
+    /** What went wrong: a status, a timeout, a size limit, the network... */
     readonly kind: HttpErrorKind,
     message: string,
+    /** The exchange: URL, HTTP method, status, body excerpt, the limit that was passed. */
     readonly details: {
       readonly url: string;
       readonly method?: string;
@@ -239,10 +255,12 @@ export class HttpError extends ConduitError {
     super(message, options);
   }
 
+  /** The HTTP status (`details.status`), when the server answered. */
   get status(): number | undefined {
     return this.details.status;
   }
 
+  /** `details.bodyExcerpt`: at most 200 characters of the answer's body. */
   get bodyExcerpt(): string | undefined {
     return this.details.bodyExcerpt;
   }
@@ -283,6 +301,7 @@ export class AuthError extends ConduitError {
   /** The HTTP status of the answer that failed, if one did. */
   readonly status: number | undefined;
   constructor(
+    /** Where the flow failed: discovery, registration, authorization, token or refresh. */
     readonly step: AuthStep,
     message: string,
     options?: { server?: string; error?: string; error_description?: string; status?: number },
@@ -303,6 +322,7 @@ export class ServerUnavailableError extends ConduitError {
   declare readonly server: string;
   constructor(
     server: string,
+    /** The server's state when the call came, e.g. `'failed'`, `'reconnecting'`, `'needs_auth'`. */
     readonly state: string,
     message: string,
     options?: ErrorOptions,

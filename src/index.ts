@@ -1,3 +1,11 @@
+/**
+ * `conduit-mcp`: the MCP client ({@link Client}), many servers at once ({@link ClientPool}), the
+ * stdio, HTTP and in-memory transports, OAuth token stores, config files of MCP hosts, and the
+ * errors every call may reject with.
+ *
+ * @packageDocumentation
+ * @module conduit-mcp
+ */
 export { type LogoutOptions, type LogoutResult, logout, type RevocableToken } from './auth/logout.js';
 export type { Credential, OAuthOptions } from './auth/options.js';
 export {
@@ -40,7 +48,9 @@ export {
 export { channels } from './diagnostics.js';
 export * from './errors.js';
 export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
+/** JSON-RPC and MCP error codes, the numbers an {@link McpError}'s `code` may take. */
 export * as ErrorCodes from './jsonrpc/error-codes.js';
+
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
 export type { ConfigOAuthHooks, FromConfigFileOptions } from './pool/config-file.js';

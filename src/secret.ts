@@ -14,6 +14,11 @@ const REDACTED = '[Secret]';
  * A function source is called again on every spawn, so a rotated credential is picked up.
  */
 export class Secret {
+  /**
+   * @param value The value, or a function (sync or async) that returns it when a transport
+   * starts; a function that throws or returns no string fails that start with a ConfigError.
+   * @throws `TypeError` when `value` is neither a string nor a function.
+   */
   constructor(value: SecretSource) {
     if (typeof value !== 'string' && typeof value !== 'function') {
       throw new TypeError(`Secret takes a string or a function returning one, got ${typeof value}`);
@@ -22,18 +27,22 @@ export class Secret {
     Object.freeze(this);
   }
 
+  /** Always `'[Secret]'`. */
   toString(): string {
     return REDACTED;
   }
 
+  /** Always `'[Secret]'`, so `JSON.stringify` never shows the value. */
   toJSON(): string {
     return REDACTED;
   }
 
+  /** Always `'[Secret]'`, for template literals and concatenation. */
   [Symbol.toPrimitive](): string {
     return REDACTED;
   }
 
+  /** Always `'[Secret]'`, for `util.inspect` and `console.log`. */
   [inspect.custom](): string {
     return REDACTED;
   }

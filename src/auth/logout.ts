@@ -25,7 +25,13 @@ export interface LogoutResult {
   /** Tokens the server accepted to revoke (RFC 7009), refresh token first. */
   readonly revoked: readonly RevocableToken[];
   /** Tokens not revoked, and why (no `revocation_endpoint`, the server's error, no answer). */
-  readonly notRevoked: ReadonlyArray<{ readonly token: RevocableToken; readonly reason: string }>;
+  readonly notRevoked: ReadonlyArray<{
+    /** Which token. */
+    readonly token: RevocableToken;
+    /** Why it was not revoked. */
+    readonly reason: string;
+  }>;
+
   /** The store keys deleted. */
   readonly removed: readonly string[];
 }
@@ -36,7 +42,11 @@ export interface LogoutResult {
  * the tokens from `options.store` whether or not the server revoked them. The client registration
  * is kept (it serves every resource of that issuer). Never throws for a server's refusal or
  * absence (see `notRevoked`); throws a ConfigError for invalid options, and what the store throws.
+ *
+ * @throws {@link ConfigError} (rejects) when an option is invalid.
+ * @throws `TypeError` (rejects) when `url` is not a valid URL.
  */
+
 export async function logout(url: string | URL, options: LogoutOptions): Promise<LogoutResult> {
   const { revokeAndForget } = await import('./revoke.js');
   return revokeAndForget(url, options);

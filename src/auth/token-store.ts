@@ -5,10 +5,15 @@ import { InProcessLocks } from './entry-lock.js';
 
 /** Tokens for one resource from one authorization server (`key`: `tokens <issuer> <resource>`). */
 export interface StoredTokens {
+  /** Always `'tokens'`. */
   readonly kind: 'tokens';
+  /** The authorization server that issued them. */
   readonly issuer: string;
+  /** The access token, sent as `Authorization: <tokenType> <accessToken>`. */
   readonly accessToken: string;
+  /** The token type, e.g. `Bearer` or `DPoP`. */
   readonly tokenType: string;
+  /** The refresh token, if the server issued one. */
   readonly refreshToken?: string;
   /** Epoch ms after which the access token is refreshed before use. */
   readonly refreshAt?: number;
@@ -18,11 +23,17 @@ export interface StoredTokens {
 
 /** A client registered with one authorization server (`key`: `client <issuer>`). */
 export interface StoredClient {
+  /** Always `'client'`. */
   readonly kind: 'client';
+  /** The authorization server it is registered with. */
   readonly issuer: string;
+  /** The client ID the server issued. */
   readonly clientId: string;
+  /** The client secret, for a confidential client. */
   readonly clientSecret?: string;
+  /** How the client authenticates at the token endpoint, e.g. `none` or `client_secret_basic`. */
   readonly tokenEndpointAuthMethod: string;
+  /** The redirect URIs it registered. */
   readonly redirectUris: readonly string[];
   /** When the issued client secret expires, epoch seconds; absent or 0: never. Expired, the client registers again. */
   readonly clientSecretExpiresAt?: number;
@@ -33,12 +44,15 @@ export interface StoredClient {
  * so that a new client finds them and sends them on its very first request.
  */
 export interface StoredResource {
+  /** Always `'resource'`. */
   readonly kind: 'resource';
+  /** The authorization server that last issued tokens for the endpoint. */
   readonly issuer: string;
   /** The resource the tokens were issued for (RFC 8707), as the server's metadata names it. */
   readonly resource: string;
 }
 
+/** Any value a {@link TokenStore} keeps; tell them apart by `kind`. */
 export type StoredAuth = StoredTokens | StoredClient | StoredResource;
 
 /**
@@ -50,8 +64,11 @@ export type StoredAuth = StoredTokens | StoredClient | StoredResource;
  * the whole grant when a used one comes back).
  */
 export interface TokenStore {
+  /** Resolves with the value stored under `key`, or undefined. */
   get(key: string): Promise<StoredAuth | undefined>;
+  /** Stores `value` under `key`, replacing what was there. */
   set(key: string, value: StoredAuth): Promise<void>;
+  /** Removes `key`; nothing happens if it is absent. */
   delete(key: string): Promise<void>;
   /**
    * Optional: runs `critical` while no other holder of `key` runs its own, and resolves with its
@@ -95,6 +112,7 @@ export class MemoryTokenStore implements TokenStore {
     this.#entries.delete(key);
   }
 
+  /** `[MemoryTokenStore: <n> entries]`: JSON.stringify and loggers never show the tokens. */
   toJSON(): string {
     return `[MemoryTokenStore: ${this.#entries.size} entries]`;
   }
@@ -123,10 +141,18 @@ const STALE_LOCK_MS = 10_000;
  * naming the file.
  */
 export class FileTokenStore implements TokenStore {
+  /** The file's absolute path. */
   readonly path: string;
   #writes: Promise<unknown> = Promise.resolve();
   readonly #locks = new InProcessLocks();
 
+  /**
+   * Nothing is read or created until first use; the file and its directory are created on the
+   * first write.
+   *
+   * @param file An absolute path.
+   * @throws `TypeError` when `file` is not an absolute path.
+   */
   constructor(file: string) {
     if (typeof file !== 'string' || !path.isAbsolute(file)) {
       throw new TypeError(`FileTokenStore needs an absolute file path, got ${JSON.stringify(file)}`);
@@ -139,17 +165,29 @@ export class FileTokenStore implements TokenStore {
     return this.#locks.run('file', () => withFileLock(this.path, critical));
   }
 
+  /**
+   * Reads the file (after this object's pending writes) and resolves with the value under `key`,
+   * or undefined; a missing file holds nothing.
+   *
+   * @throws `Error` (rejects) when the file is not a conduit-mcp token file, or cannot be read.
+   */
   async get(key: string): Promise<StoredAuth | undefined> {
     await this.#writes;
     return (await this.#read()).entries[key];
   }
 
+  /**
+   * Stores `value` under `key`: writes are queued, and each replaces the file atomically.
+   *
+   * @throws `Error` (rejects) when the file is not a conduit-mcp token file, or cannot be written.
+   */
   set(key: string, value: StoredAuth): Promise<void> {
     return this.#update((entries) => {
       entries[key] = value;
     });
   }
 
+  /** Removes `key` from the file (a queued, atomic write like {@link FileTokenStore.set}). */
   delete(key: string): Promise<void> {
     return this.#update((entries) => {
       delete entries[key];
@@ -202,6 +240,7 @@ export class FileTokenStore implements TokenStore {
     await rename(temporary, this.path);
   }
 
+  /** `[FileTokenStore: <path>]`: JSON.stringify and loggers never show the tokens. */
   toJSON(): string {
     return `[FileTokenStore: ${this.path}]`;
   }

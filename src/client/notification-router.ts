@@ -21,11 +21,22 @@ const STALE_LISTS: Record<ListChangedEvent, string[]> = {
 
 /** The Client events a notification can lead to. */
 export interface NotificationEvents {
+  /** A log message from the server (`notifications/message`); see the `logLevel` option. */
   log: [message: LogMessage];
+  /** The server's tool list changed; the cached list is dropped. */
   toolsListChanged: [];
+  /** The server's resource or template list changed; the cached lists are dropped. */
   resourcesListChanged: [];
+  /** The server's prompt list changed; the cached list is dropped. */
   promptsListChanged: [];
-  resourceUpdated: [event: { uri: string }];
+  /** A subscribed resource changed (`subscribeResource`); read it again. */
+  resourceUpdated: [
+    event: {
+      /** The resource's URI. */
+      uri: string;
+    },
+  ];
+  /** A task's status changed (`notifications/tasks/status`). */
   taskStatus: [task: Task];
 }
 

@@ -23,6 +23,7 @@ import { normalizeRoots, type Root } from './roots.js';
 
 export type { TransportSpec };
 
+/** The options of `new Client(options)`; only `name` and `transport` are required. */
 export interface ClientOptions {
   /** A label for events, errors and logs. */
   readonly name: string;

@@ -2,8 +2,11 @@ import { callUser } from '../user-code.js';
 
 /** A `notifications/progress` payload. */
 export interface Progress {
+  /** How far along, in the server's units (the protocol has it increase with each notification). */
   progress: number;
+  /** The total, if the server knows it. */
   total?: number;
+  /** What is happening now, for people. */
   message?: string;
 }
 

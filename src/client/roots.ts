@@ -7,7 +7,9 @@ import type { Session } from './eras/session.js';
 export interface Root {
   /** A `file://` URI; sent normalised. */
   uri: string;
+  /** A name to show for it. */
   name?: string;
+  /** Metadata for the server. */
   _meta?: Record<string, unknown>;
 }
 

@@ -7,6 +7,7 @@ export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
 /** One file of a skill as `skills/list` lists it: what its content must hash to and weigh. */
 export interface SkillFile {
+  /** The file's resource URI. */
   uri: string;
   /** `sha256:` and the lowercase hex digest of the file's bytes. */
   digest: string;
@@ -19,32 +20,43 @@ export interface SkillFile {
 export interface SkillEntry {
   /** The skill's SKILL.md, e.g. `skill://pdf-processing/SKILL.md`. */
   uri: string;
+  /** The SKILL.md frontmatter fields as listed (e.g. `name`, `description`); the loaded file must match them. */
   frontmatter: Record<string, unknown>;
+  /** The skill's files with their digests and sizes, or `'dynamic'` when the server lists none. */
   resources: SkillFile[] | 'dynamic';
   [key: string]: unknown;
 }
 
+/** One page of `skills/list`. */
 export interface ListSkillsResult {
+  /** The skills on this page. */
   skills: SkillEntry[];
+  /** Pass it back as `cursor` to get the next page; absent on the last page. */
   nextCursor?: string;
   [key: string]: unknown;
 }
 
 /** A skill file whose size and digest matched its entry. */
 export interface VerifiedSkillFile {
+  /** The file's resource URI. */
   uri: string;
+  /** Its media type, if the server gave one. */
   mimeType?: string;
   /** The content as text (UTF-8), also for a blob. */
   text: string;
+  /** The content's bytes, as hashed. */
   bytes: Uint8Array;
 }
 
 /** A skill whose SKILL.md was verified: size, digest and every frontmatter field. */
 export interface LoadedSkill {
+  /** The skill's `skills/list` entry. */
   entry: SkillEntry;
+  /** SKILL.md's frontmatter, parsed from YAML. */
   frontmatter: Record<string, unknown>;
   /** SKILL.md after its frontmatter block. */
   body: string;
+  /** SKILL.md itself, verified. */
   file: VerifiedSkillFile;
 }
 

@@ -27,6 +27,7 @@ import { PausableClock } from './pausable-clock.js';
 import { ReadyWaiters } from './ready-waiters.js';
 import { waitFor } from './wait.js';
 
+/** Where a Client is: `idle`, `connecting`, `ready`, `reconnecting` (trying again) or `closed` (for good). */
 export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
 
 export interface ReadyEvent {
@@ -50,9 +51,11 @@ export interface LifecycleEvents {
    * that limits how many servers boot at once (ClientPool frees a start place here).
    */
   booted: [];
+  /** A connection is ready (the first one, and each one after a reconnect). */
   ready: [event: ReadyEvent];
   disconnected: [reason: CloseReason];
   reconnecting: [event: ReconnectingEvent];
+  /** The client stopped for good: undefined after `close()`, else the last close reason (if any) when it gave up. */
   closed: [reason: CloseReason | undefined];
   notification: [notification: JsonRpcNotification];
 }

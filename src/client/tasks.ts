@@ -7,15 +7,20 @@ import type { Session } from './eras/session.js';
 /** A tool's `execution.taskSupport` (2025-11-25); absent means `'forbidden'`. */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
+/** A task's status; `completed`, `failed` and `cancelled` are final. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 /** A task of the legacy (2025-11-25) tasks utility, as the server reports it. */
 export interface Task {
+  /** The task's id, what `getTask`, `getTaskResult` and `cancelTask` take. */
   taskId: string;
+  /** Where it is. */
   status: TaskStatus;
+  /** The server's words about the status. */
   statusMessage?: string;
   /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601. */
   lastUpdatedAt: string;
   /** How long the server keeps the task from its creation, ms; null for unlimited. */
   ttl: number | null;
@@ -24,9 +29,13 @@ export interface Task {
   [key: string]: unknown;
 }
 
+/** One page of `tasks/list`. */
 export interface ListTasksResult {
+  /** The tasks on this page. */
   tasks: Task[];
+  /** Pass it back as `cursor` to get the next page; absent on the last page. */
   nextCursor?: string;
+
   [key: string]: unknown;
 }
 

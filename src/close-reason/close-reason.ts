@@ -7,25 +7,44 @@ import { type Describers, STDIO_CLOSE_REASON_TEXT, type StdioCloseReason } from 
  */
 export type CloseReason =
   /** `close()` was called. */
-  | { type: 'closed' }
+  | {
+      /** `'closed'`. */
+      type: 'closed';
+    }
   /**
    * Client only (never a transport's): the process ran but the connection attempt failed: the
    * handshake was refused or timed out, or `connectTimeout` passed. `error` says which.
    */
-  | { type: 'connect_failed'; error: Error }
+  | {
+      /** `'connect_failed'`. */
+      type: 'connect_failed';
+      /** Why the attempt failed. */
+      error: Error;
+    }
   /**
    * Client only: a `pingInterval` ping was not answered within `timeout` ms, so the server is
    * taken as lost (its transport is closed and the client reconnects).
    */
-  | { type: 'ping_timeout'; timeout: number }
+  | {
+      /** `'ping_timeout'`. */
+      type: 'ping_timeout';
+      /** The ping interval that passed, ms. */
+      timeout: number;
+    }
   /**
    * A custom transport (or an in-memory pair) ended on its own: the other end went away, or,
    * with `error`, the transport failed. Also what a custom transport's unknown close reason becomes.
    */
-  | { type: 'ended'; error?: Error }
+  | {
+      /** `'ended'`. */
+      type: 'ended';
+      /** The transport's failure, if it failed. */
+      error?: Error;
+    }
   | StdioCloseReason
   | HttpCloseReason;
 
+/** Every close reason's `type`: `'closed'`, `'exit_status'`, `'session_expired'` and so on. */
 export type CloseReasonType = CloseReason['type'];
 
 const CLOSE_REASON_TEXT: Describers<CloseReason> = {

@@ -11,15 +11,23 @@ import { buildOAuth, type OAuthTemplate, oauthParts, readOAuth } from './oauth.j
 /** A transport spec read from a config file: stdio, or HTTP (`http`, `streamable-http` and `sse` entries). */
 export type ConfigTransport =
   | {
+      /** A local server, spawned. */
       readonly type: 'stdio';
+      /** The executable, variables expanded. */
       readonly command: string;
+      /** Its arguments, variables expanded. */
       readonly args: string[];
+      /** The entry's `env`, each value a Secret. */
       readonly env: Record<string, Secret>;
+      /** The working directory, if the entry sets one. */
       readonly cwd?: string;
     }
   | {
+      /** A remote server over Streamable HTTP (or the legacy HTTP+SSE transport). */
       readonly type: 'http';
+      /** Its endpoint. */
       readonly url: string;
+      /** The entry's `headers`, each value a Secret. */
       readonly headers: Record<string, Secret>;
       /** From the entry's `oauth` object. */
       readonly auth?: OAuthOptions;

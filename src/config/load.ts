@@ -9,18 +9,24 @@ import { parseJsonc } from './jsonc.js';
 
 /** A VS Code `inputs` entry: what the host should ask the user for. */
 export interface ConfigInput {
+  /** The id `${input:id}` names. */
   readonly id: string;
   /** `promptString`, `pickString` or `command` (VS Code's kinds). */
   readonly type: string;
+  /** The question to show the user. */
   readonly description?: string;
+  /** Whether the answer is secret (hide it while typed). */
   readonly password?: boolean;
+  /** The choices of a `pickString`. */
   readonly options?: readonly string[];
+  /** The answer to suggest. */
   readonly default?: string;
 }
 
 /** Answers `${input:id}`: called once per id and file, when the first server using it starts. */
 export type InputResolver = (input: ConfigInput & { readonly server: string }) => string | Promise<string>;
 
+/** The options of {@link loadConfigFile} and {@link parseConfig}. */
 export interface LoadConfigOptions {
   /** Environment for `${VAR}` and `${env:VAR}`. @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -32,6 +38,7 @@ export interface LoadConfigOptions {
 
 /** One server of a config file. */
 export interface ConfigServer {
+  /** Its key in the file. */
   readonly name: string;
   /** `"disabled": true` in the file: listed, never started. */
   readonly disabled: boolean;
@@ -45,17 +52,23 @@ export interface ConfigServer {
   transport(): Promise<ConfigTransport>;
 }
 
+/** A config file, read: its servers in file order, and what was ignored. */
 export interface LoadedConfig {
   /** The path as given (with `~` expanded). */
   readonly file: string;
   /** `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code). */
   readonly format: 'mcpServers' | 'servers';
+  /** Its servers, in file order. */
   readonly servers: readonly ConfigServer[];
   /** Keys no conduit-mcp setting uses (ignored), each naming file, server and key. */
   readonly warnings: readonly string[];
 }
 
-/** Reads an MCP config file. Throws ConfigError for what spoils the whole file; an entry's own problem is its `error`. */
+/**
+ * Reads an MCP config file. Throws ConfigError for what spoils the whole file; an entry's own problem is its `error`.
+ *
+ * @throws {@link ConfigError} when the file cannot be read, is not valid JSON(C), or its shape is wrong (see {@link parseConfig}).
+ */
 export function loadConfigFile(file: string, options: LoadConfigOptions = {}): LoadedConfig {
   const target = expandHome(file);
   let text: string;
@@ -67,7 +80,11 @@ export function loadConfigFile(file: string, options: LoadConfigOptions = {}): L
   return parseConfig(text, target, options);
 }
 
-/** Parses config text as `loadConfigFile` does; `file` names it in messages and anchors relative paths. */
+/**
+ * Parses config text as `loadConfigFile` does; `file` names it in messages and anchors relative paths.
+ *
+ * @throws {@link ConfigError} when the text is not valid JSON(C), not an object, has both `mcpServers` and `servers`, or a part of it has the wrong shape; an entry's own problem is its `error` instead.
+ */
 export function parseConfig(text: string, file: string, options: LoadConfigOptions = {}): LoadedConfig {
   const parsed = parseJsonc(text);
   if ('error' in parsed) throw new ConfigError('config', `${file}: not valid JSON: ${parsed.error}`);

@@ -6,12 +6,38 @@ import type {
   RequestId,
 } from './messages.js';
 
+/** What {@link classify} found a value to be: one kind of message (typed), or invalid with the reason. */
 export type Classified =
-  | { kind: 'request'; message: JsonRpcRequest }
-  | { kind: 'notification'; message: JsonRpcNotification }
-  | { kind: 'response'; message: JsonRpcSuccessResponse }
-  | { kind: 'error'; message: JsonRpcErrorResponse }
-  | { kind: 'invalid'; reason: string };
+  | {
+      /** A request. */
+      kind: 'request';
+      /** The value, typed. */
+      message: JsonRpcRequest;
+    }
+  | {
+      /** A notification. */
+      kind: 'notification';
+      /** The value, typed. */
+      message: JsonRpcNotification;
+    }
+  | {
+      /** A success response. */
+      kind: 'response';
+      /** The value, typed. */
+      message: JsonRpcSuccessResponse;
+    }
+  | {
+      /** An error response. */
+      kind: 'error';
+      /** The value, typed. */
+      message: JsonRpcErrorResponse;
+    }
+  | {
+      /** Not a valid MCP JSON-RPC message. */
+      kind: 'invalid';
+      /** Why, in words. */
+      reason: string;
+    };
 
 function invalid(reason: string): Classified {
   return { kind: 'invalid', reason };

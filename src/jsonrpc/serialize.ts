@@ -9,6 +9,8 @@ const escapeLineBreak = (character: string) => `\\u${character.charCodeAt(0).toS
  * One message as exactly one line: compact JSON (which escapes every line break inside strings,
  * including U+0085, U+2028 and U+2029) and a final `\n`. Throws a TypeError that says why when the
  * message cannot be serialised.
+ *
+ * @throws `TypeError` when the message cannot be serialized as JSON, or is not a JSON object.
  */
 export function serialize(message: JsonRpcMessage): string {
   let json: string | undefined;

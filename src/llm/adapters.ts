@@ -30,28 +30,43 @@ import type { Provider } from './types.js';
 
 /** What toolsFor returns per provider. */
 export interface ToolsOf {
+  /** OpenAI Chat Completions `tools` entries. */
   openai: OpenAIChatTool[];
+  /** OpenAI Responses API `tools` entries. */
   'openai-responses': OpenAIResponsesTool[];
+  /** Anthropic Messages API `tools` entries. */
   anthropic: AnthropicTool[];
+  /** Gemini `functionDeclarations`. */
   gemini: GeminiFunctionDeclaration[];
+  /** An AI SDK `tools` object, keyed by tool name. */
   'ai-sdk': AiSdkTools;
 }
 
 /** The model's tool call executeToolCall takes per provider. */
 export interface ToolCallOf {
+  /** One entry of an assistant message's `tool_calls`. */
   openai: OpenAIChatToolCall;
+  /** A `function_call` output item. */
   'openai-responses': OpenAIResponsesToolCall;
+  /** A `tool_use` content block. */
   anthropic: AnthropicToolUse;
+  /** A `functionCall` part. */
   gemini: GeminiFunctionCall;
+  /** An AI SDK tool call. */
   'ai-sdk': AiSdkToolCall;
 }
 
 /** The tool-result block executeToolCall returns per provider. */
 export interface ToolResultOf {
+  /** A `role: 'tool'` message. */
   openai: OpenAIChatToolMessage;
+  /** A `function_call_output` input item. */
   'openai-responses': OpenAIResponsesToolOutput;
+  /** A `tool_result` content block. */
   anthropic: AnthropicToolResult;
+  /** A `functionResponse` part. */
   gemini: GeminiFunctionResponsePart;
+  /** An AI SDK tool result. */
   'ai-sdk': AiSdkToolResult;
 }
 

@@ -21,13 +21,19 @@ export const DEFAULT_MAX_RESULT_BYTES = 65_536;
 
 /** A whole result handed to a spill handler before it is cut. */
 export interface SpilledResult {
+  /** The tool's name, as the model knows it. */
   readonly toolName: string;
   /** The provider's id of the call, '' when it has none. */
   readonly callId: string;
   /** The whole result as text (media described, never cut). */
   readonly text: string;
   /** Media left out of what the model is shown, whole. */
-  readonly media: ReadonlyArray<{ readonly mimeType: string; readonly data: string }>;
+  readonly media: ReadonlyArray<{
+    /** Its media type. */
+    readonly mimeType: string;
+    /** Base64. */
+    readonly data: string;
+  }>;
 }
 
 /** Keeps a whole result and tells where: a file path or any locator the host can read back. */

@@ -23,8 +23,18 @@ const GEMINI_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 
 /** A tool's parameters for a provider: the schema (undefined: takes no arguments), strict or not; or why not. */
 export type Converted =
-  | { readonly parameters: SchemaObject | undefined; readonly strict: boolean; readonly note?: string }
-  | { readonly error: string };
+  | {
+      /** The converted schema; undefined when the tool takes no arguments. */
+      readonly parameters: SchemaObject | undefined;
+      /** Whether the schema meets OpenAI's strict mode (`strict: true` is offered). */
+      readonly strict: boolean;
+      /** Why strict mode is not offered, when it was asked for and the schema does not allow it. */
+      readonly note?: string;
+    }
+  | {
+      /** Why the tool cannot be offered to this provider (its name, or its schema). */
+      readonly error: string;
+    };
 
 /** Options of the conversion. */
 export interface ConvertOptions {

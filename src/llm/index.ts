@@ -1,6 +1,9 @@
 /**
  * `conduit-mcp/llm`: MCP tools as a language model's tools. Loaded only when imported; the `ai`
  * package (for 'ai-sdk') only when such tools are built.
+ *
+ * @packageDocumentation
+ * @module conduit-mcp/llm
  */
 export type { ToolCallOf, ToolResultOf, ToolsOf } from './adapters.js';
 export {

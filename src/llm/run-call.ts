@@ -32,6 +32,9 @@ const SHOWN_NAMES = 30;
  * original input schema, and the call routed by name; the result is filtered by audience, kept
  * within the budget (`maxResultBytes`, default 65,536, or `maxResultTokens`) and returned as the
  * provider's result block. Throws TypeError for an unknown provider, RangeError for a bad budget.
+ *
+ * @throws `TypeError` (rejects) when `provider` is not one of {@link PROVIDERS}.
+ * @throws `RangeError` (rejects) when `maxResultBytes` or `maxResultTokens` is not a positive integer.
  */
 export async function executeToolCall<P extends Provider>(
   provider: P,

@@ -17,11 +17,15 @@ import type { RenderedResult, ToolSource } from './types.js';
  * typed `any` are `ai`'s own types, which cannot be named here without it.
  */
 export interface AiSdkTool {
+  /** The tool's description. */
   readonly description?: string;
+  /** The input schema, as `ai`'s `jsonSchema()` wraps it. */
   // biome-ignore lint/suspicious/noExplicitAny: ai's FlexibleSchema, not nameable without ai installed
   readonly inputSchema: any;
+  /** Runs the call on the server (validation, routing, budget) and resolves with the rendered result. */
   // biome-ignore lint/suspicious/noExplicitAny: ai's ToolCallOptions, likewise
   readonly execute?: (input: Record<string, unknown>, options: any) => Promise<RenderedResult>;
+  /** Turns the rendered result into what the model is shown (text, media, or error text). */
   // biome-ignore lint/suspicious/noExplicitAny: ai's tool result output, likewise
   readonly toModelOutput?: (output: RenderedResult) => any;
 }

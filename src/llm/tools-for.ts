@@ -30,6 +30,8 @@ export interface ToolsForOptions {
  * Chat Completions or Responses function tools, Anthropic Messages tools, Gemini function
  * declarations, or an AI SDK `tools` object (needs the `ai` package). Rejects as `listTools` does
  * (e.g. NameCollisionError for a pool), or when 'ai-sdk' is asked for and `ai` is not installed.
+ *
+ * @throws `TypeError` (rejects) when `provider` is not one of {@link PROVIDERS}.
  */
 export async function toolsFor<P extends Provider>(
   provider: P,

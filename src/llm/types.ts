@@ -14,6 +14,7 @@ export type ToolSource = Client | ClientPool;
 export interface LlmWarning {
   /** The tool's name (its pool name for a ClientPool). */
   readonly tool: string;
+  /** The provider the tools were converted for. */
   readonly provider: Provider;
   /** True when the tool is not offered to the model at all. */
   readonly leftOut: boolean;
@@ -23,12 +24,26 @@ export interface LlmWarning {
 
 /** One piece of a tool result as the model will see it. */
 export type RenderedPart =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image' | 'audio'; readonly mimeType: string; readonly data: string };
+  | {
+      /** Text. */
+      readonly type: 'text';
+      /** The text. */
+      readonly text: string;
+    }
+  | {
+      /** Media the provider takes inside a tool result. */
+      readonly type: 'image' | 'audio';
+      /** Its media type. */
+      readonly mimeType: string;
+      /** Base64. */
+      readonly data: string;
+    };
 
 /** A tool result rendered for a model: what to show and whether the tool failed. */
 export interface RenderedResult {
+  /** True when the tool failed (or the call could not be made): show it to the model as an error. */
   readonly isError: boolean;
+  /** What the model is shown, in order. */
   readonly parts: readonly RenderedPart[];
 }
 

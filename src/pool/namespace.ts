@@ -13,9 +13,20 @@ export interface PoolOrigin {
 }
 
 /** A tool under its pool name; `originalName` is the server's own. */
-export type PoolTool = Tool & PoolOrigin & { readonly originalName: string };
-export type PoolPrompt = Prompt & PoolOrigin & { readonly originalName: string };
+export type PoolTool = Tool &
+  PoolOrigin & {
+    /** The tool's name on its server. */
+    readonly originalName: string;
+  };
+/** A prompt under its pool name; `originalName` is the server's own. */
+export type PoolPrompt = Prompt &
+  PoolOrigin & {
+    /** The prompt's name on its server. */
+    readonly originalName: string;
+  };
+/** A resource of a pool server, its URI unchanged. */
 export type PoolResource = Resource & PoolOrigin;
+/** A resource template of a pool server, unchanged. */
 export type PoolResourceTemplate = ResourceTemplate & PoolOrigin;
 
 export interface Named<T> {

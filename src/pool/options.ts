@@ -14,10 +14,18 @@ import { characterTest, DEFAULT_NAME_RULE, type NameRule } from './names.js';
 /** A transport spec for a pool server: any the Client takes, or an HTTP URL with headers. */
 export type PoolTransportSpec =
   | TransportSpec
-  | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, unknown>> };
+  | {
+      /** An HTTP server. */
+      readonly type: 'http';
+      /** Its MCP endpoint. */
+      readonly url: string;
+      /** Headers sent with every request. */
+      readonly headers?: Readonly<Record<string, unknown>>;
+    };
 
 /** One server of a pool: a Client's options without `name` (the key is the name), and pool settings. */
 export interface PoolServerOptions extends Omit<ClientOptions, 'name' | 'transport'> {
+  /** How to run or reach the server. */
   readonly transport: PoolTransportSpec;
   /** Listed in `status()` as `disabled`, never started. @defaultValue false */
   readonly disabled?: boolean;
@@ -27,8 +35,11 @@ export interface PoolServerOptions extends Omit<ClientOptions, 'name' | 'transpo
   readonly startTimeout?: number;
 }
 
+/** The options of `new ClientPool(options)`; only `servers` is required. */
 export interface ClientPoolOptions {
+  /** The servers by name; the name labels the server's events, errors and pool names. */
   readonly servers: Readonly<Record<string, PoolServerOptions>>;
+
   /**
    * Servers starting at once: each holds its place until its first message (or its first outcome).
    * @defaultValue the CPU count (os.availableParallelism()) times 4

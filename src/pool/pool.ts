@@ -32,30 +32,56 @@ import type { ServerState, ServerStatus } from './server-status.js';
 
 type WithServer<T> = { server: string } & T;
 
+/**
+ * The pool's events: each server's Client events with the server's name added, and the
+ * `server*` events that report a server's state changes (its status is already updated when
+ * they run). In every payload, `server` is the server's name.
+ */
 export interface ClientPoolEvents {
+  /** A server became ready (its first connection or a reconnection); the same payload as `ready`. */
   serverReady: [event: WithServer<ReadyEvent>];
+  /** A server failed to start, or lost its connection and is being restarted. */
   serverError: [
-    event: { server: string; error: Error; state: ServerState; nextAttemptAt: number | undefined },
+    event: {
+      /** The server's name. */ server: string;
+      /** What went wrong. */ error: Error;
+      /** Its state now, e.g. `failed`, `reconnecting`, `needs_auth`. */ state: ServerState;
+      /** Next attempt (ms since the epoch), if scheduled. */ nextAttemptAt: number | undefined;
+    },
   ];
+  /** A server's Client stopped for good: `reason` is its last close reason, undefined after `close()`. */
   serverClosed: [event: { server: string; reason: CloseReason | undefined }];
   /** An HTTP server waits for the user's OAuth consent at `url` (its `onAuthorizationUrl` was called). */
   serverNeedsAuth: [event: { server: string; url: URL }];
+  /** A server's Client's `'ready'`, with its name. */
   ready: [event: WithServer<ReadyEvent>];
+  /** A server's Client's `'disconnected'`: `reason` says why the connection closed. */
   disconnected: [event: { server: string; reason: CloseReason }];
+  /** A server's Client's `'reconnecting'`, with its name. */
   reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
+  /** A server's Client's `'closed'`, with its name (`reason` undefined after `close()`). */
   closed: [event: { server: string; reason: CloseReason | undefined }];
+  /** Every notification of every server, as it came (`notification`). */
   notification: [event: { server: string; notification: JsonRpcNotification }];
+  /** A server's log message, with its name. */
   log: [event: WithServer<LogMessage>];
+  /** A server's tool list changed. */
   toolsListChanged: [event: { server: string }];
+  /** A server's resource or template list changed. */
   resourcesListChanged: [event: { server: string }];
+  /** A server's prompt list changed. */
   promptsListChanged: [event: { server: string }];
+  /** A subscribed resource of a server changed: `uri` names it. */
   resourceUpdated: [event: { server: string; uri: string }];
 }
 
 /** Where a pool name leads. */
 export interface ResolvedName {
+  /** Whether the name is a tool's or a prompt's. */
   readonly kind: 'tool' | 'prompt';
+  /** The server that has it. */
   readonly server: string;
+  /** Its name on that server. */
   readonly originalName: string;
 }
 
@@ -63,6 +89,9 @@ export interface ResolvedName {
  * Many servers behind one object: started at once (a concurrency limit, a start timeout each), their
  * tools, prompts and resources merged under names every model API accepts, calls routed back, a
  * status per server, and one `close()` for all of them.
+ *
+ * It is a Node `EventEmitter` of {@link ClientPoolEvents} (`pool.on('serverError', ...)`); a
+ * listener that throws does not stop the others, and its error is thrown again on the next tick.
  */
 export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   readonly #options: ResolvedPoolOptions;
@@ -74,7 +103,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /** connect() calls under way: while one is, ready servers wait for it to fetch their tools. */
   #connecting = 0;
 
-  /** A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file. */
+  /**
+   * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
+   * The file is read and checked now; servers start in `connect()`.
+   * @throws {@link ConfigError} when the file cannot be read or parsed, or the pool's options are invalid.
+   */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
     const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
@@ -86,6 +119,12 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return pool;
   }
 
+  /**
+   * Checks the options and starts nothing; `connect()` starts the servers. A server whose Client
+   * options are invalid is not thrown for: it carries the ConfigError as its `error` in `status()`.
+   * @throws {@link ConfigError} when a pool option, or a server's `disabled`, `lazy` or `startTimeout`,
+   * is invalid; `key` names it (e.g. `servers.github.lazy`).
+   */
   constructor(options: ClientPoolOptions) {
     super();
     this.#options = resolvePoolOptions(options);
@@ -163,7 +202,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     for (const member of this.#members) void member.fresh('tools');
   }
 
-  /** That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending). */
+  /**
+   * That server's Client (starting it if lazy); undefined while none exists (disabled, config error, inputs pending).
+   * @throws {@link UnknownNameError} when the pool has no server of that name.
+   */
   get(server: string): Client | undefined {
     const member = this.#member(server);
     if (member.state === 'idle') void member.start();
@@ -175,6 +217,8 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * with a fresh reconnect budget and backoff, asking for OAuth consent again if it needs it.
    * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
    * never rejects because of the server. Throws for a disabled server or a closed pool.
+   * @throws {@link UnknownNameError} when the pool has no server of that name (thrown, not a rejection).
+   * @throws {@link ServerUnavailableError} (rejects) when the server is disabled or the pool is closed.
    */
   restart(server: string): Promise<void> {
     const member = this.#member(server);
@@ -202,7 +246,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return undefined;
   }
 
-  /** Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name. */
+  /**
+   * Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name.
+   * @throws {@link NameCollisionError} (rejects) when two tools end up with the same pool name.
+   */
   async listTools(): Promise<{ tools: PoolTool[] }> {
     await gatherList(this.#members, 'tools');
     const named = this.#named('tools');
@@ -210,6 +257,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return { tools: named.list };
   }
 
+  /**
+   * Every server's prompts under pool names (the same naming as tools).
+   * @throws {@link NameCollisionError} (rejects) when two prompts end up with the same pool name.
+   */
   async listPrompts(): Promise<{ prompts: PoolPrompt[] }> {
     await gatherList(this.#members, 'prompts');
     const named = this.#named('prompts');
@@ -223,12 +274,19 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return { resources: this.#plain('resources') };
   }
 
+  /** Every server's resource templates, unchanged, each with its `server`. */
   async listResourceTemplates(): Promise<{ resourceTemplates: PoolResourceTemplate[] }> {
     await gatherList(this.#members, 'resourceTemplates');
     return { resourceTemplates: this.#plain('resourceTemplates') };
   }
 
-  /** Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause). */
+  /**
+   * Calls a tool by its pool name. A server that is down rejects at once (ServerUnavailableError, its last error as cause).
+   * Besides the errors below, rejects as {@link Client.callTool} does.
+   * @throws {@link UnknownNameError} (rejects) when no server has a tool of that pool name.
+   * @throws {@link ServerUnavailableError} (rejects) when its server is not ready.
+   * @throws {@link NameCollisionError} (rejects) when the name stands for two servers' tools.
+   */
   async callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
@@ -237,6 +295,13 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return member.client!.callTool({ ...params, name: originalName }, options);
   }
 
+  /**
+   * Gets a prompt by its pool name, from the server that has it.
+   * Besides the errors below, rejects as {@link Client.getPrompt} does.
+   * @throws {@link UnknownNameError} (rejects) when no server has a prompt of that pool name.
+   * @throws {@link ServerUnavailableError} (rejects) when its server is not ready.
+   * @throws {@link NameCollisionError} (rejects) when the name stands for two servers' prompts.
+   */
   async getPrompt(
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
@@ -248,6 +313,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /**
    * Reads a resource from the server that lists it (or whose template matches it); `server` picks
    * one when several could answer.
+   * Besides the errors below, rejects as {@link Client.readResource} does.
+   * @throws {@link UnknownNameError} (rejects) when no server lists the URI or a matching template, or `server` names none.
+   * @throws {@link ServerUnavailableError} (rejects) when that server is not ready.
    */
   async readResource(
     params: { uri: string; server?: string },
@@ -279,6 +347,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     return this.#closing;
   }
 
+  /** `await using pool = new ClientPool(...)` calls it: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

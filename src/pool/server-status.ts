@@ -23,9 +23,13 @@ export type ServerState =
   | 'disabled'
   | 'closed';
 
+/** One pool server's status, as `status()` reports it. */
 export interface ServerStatus {
+  /** The server's name. */
   readonly name: string;
+  /** Where it is. */
   readonly state: ServerState;
+  /** The era of its latest connection; undefined before the first. */
   readonly era: Era | undefined;
   /** A stdio server's pid while it runs. */
   readonly pid: number | undefined;
@@ -37,10 +41,12 @@ export interface ServerStatus {
    * `connect()` resolves), any other on its ready.
    */
   readonly toolCount: number | undefined;
+  /** Its last error, cleared when it is ready again; undefined if none. */
   readonly error: Error | undefined;
   /** When the next attempt starts (ms since the epoch, as `Date.now()`), while one is scheduled. */
   readonly nextAttemptAt: number | undefined;
   /** Attempts made after the first (restarts after a loss, retries of a failed start). */
   readonly restarts: number;
+  /** Whether it starts on first use instead of in `connect()`. */
   readonly lazy: boolean;
 }

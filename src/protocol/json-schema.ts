@@ -10,14 +10,29 @@ export interface SchemaError {
   readonly location: string;
   /** The keyword that failed: `type`, `required`, `anyOf`, `additionalProperties`, ... */
   readonly keyword: string;
+  /** What is wrong, in words. */
   readonly message: string;
 }
 
+/** What {@link checkSchema} found: valid, invalid with every error, or `'unknown'` when the schema cannot be used. */
 export type SchemaCheck =
-  | { readonly valid: true }
-  | { readonly valid: false; readonly errors: readonly SchemaError[] }
+  | {
+      /** The value matches. */
+      readonly valid: true;
+    }
+  | {
+      /** The value does not match. */
+      readonly valid: false;
+      /** Every error found, not only the first. */
+      readonly errors: readonly SchemaError[];
+    }
   /** The schema itself cannot be used (an unresolvable `$ref`, an invalid keyword value). */
-  | { readonly valid: 'unknown'; readonly reason: string };
+  | {
+      /** Not known: the schema could not be applied. */
+      readonly valid: 'unknown';
+      /** Why. */
+      readonly reason: string;
+    };
 
 /**
  * Validates `value` against `schema`, collecting every error (not only the first): the default

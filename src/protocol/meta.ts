@@ -17,6 +17,7 @@ export const LOG_LEVELS = [
   'alert',
   'emergency',
 ] as const;
+/** A log level of MCP (syslog's, RFC 5424), from `debug` to `emergency`. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export function isLogLevel(value: unknown): value is LogLevel {

@@ -2,31 +2,65 @@
 
 /** Who a peer says it is (self-reported: never trust it for security decisions). */
 export interface Implementation {
+  /** Its name, for a program. */
   name: string;
+  /** Its version. */
   version: string;
+  /** Its name for people. */
   title?: string;
+  /** What it is. */
   description?: string;
+  /** Its website. */
   websiteUrl?: string;
+  /** Its icons, as sent (the Client's `serverInfo` leaves unsafe ones out). */
   icons?: unknown[];
   [key: string]: unknown;
 }
 
+/** What a server declares it can do; the Client refuses a request whose capability is missing. */
 export interface ServerCapabilities {
+  /** Non-standard capabilities, by name. */
   experimental?: Record<string, unknown>;
+  /** It sends log messages and takes a log level. */
   logging?: Record<string, unknown>;
+  /** It answers `completion/complete`. */
   completions?: Record<string, unknown>;
-  prompts?: { listChanged?: boolean; [key: string]: unknown };
-  resources?: { subscribe?: boolean; listChanged?: boolean; [key: string]: unknown };
-  tools?: { listChanged?: boolean; [key: string]: unknown };
+  /** It offers prompts. */
+  prompts?: {
+    /** It notifies when its prompt list changes. */
+    listChanged?: boolean;
+    [key: string]: unknown;
+  };
+  /** It offers resources. */
+  resources?: {
+    /** It takes `resources/subscribe`. */
+    subscribe?: boolean;
+    /** It notifies when its resource list changes. */
+    listChanged?: boolean;
+    [key: string]: unknown;
+  };
+  /** It offers tools. */
+  tools?: {
+    /** It notifies when its tool list changes. */
+    listChanged?: boolean;
+    [key: string]: unknown;
+  };
+  /** Protocol extensions it supports, by id (e.g. the skills extension). */
   extensions?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
+/** What the client declares it can do; derived from the `handlers` and `roots` options. */
 export interface ClientCapabilities {
+  /** It answers `roots/list`. */
   roots?: Record<string, unknown>;
+  /** It answers `sampling/createMessage`. */
   sampling?: Record<string, unknown>;
+  /** It answers `elicitation/create`, in the modes named. */
   elicitation?: Record<string, unknown>;
+  /** Non-standard capabilities, by name. */
   experimental?: Record<string, unknown>;
+  /** Protocol extensions it supports, by id. */
   extensions?: Record<string, unknown>;
   [key: string]: unknown;
 }

@@ -9,8 +9,14 @@ import type { ResolvedTransportSpec, TransportKind, TransportSpecContext } from 
 
 /** A transport spec: where the server runs, and how to reach it. */
 export type TransportSpec =
-  | ({ readonly type: 'stdio' } & StdioOptions)
-  | ({ readonly type: 'http' } & HttpOptions)
+  | ({
+      /** A local server, spawned: the rest is {@link StdioOptions}. */
+      readonly type: 'stdio';
+    } & StdioOptions)
+  | ({
+      /** A remote server over Streamable HTTP: the rest is {@link HttpOptions}. */
+      readonly type: 'http';
+    } & HttpOptions)
   | CustomTransportSpec;
 
 /** Every transport kind, by the `type` of its spec. A new kind is one module and one entry here. */

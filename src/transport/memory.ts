@@ -27,6 +27,7 @@ import type { CloseReason, Transport, TransportEvents } from './transport.js';
  * `closed`, the other end's `ended`.
  */
 export class InMemoryTransport extends SafeEmitter<TransportEvents> implements Transport {
+  /** Always `'memory'`. */
   readonly kind = 'memory';
   #other: InMemoryTransport | undefined;
   #started = false;

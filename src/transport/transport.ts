@@ -4,13 +4,16 @@ import type { JsonRpcMessage, RequestId } from '../jsonrpc/messages.js';
 
 export type { CloseReason, CloseReasonType } from '../close-reason/close-reason.js';
 
+/** The events every transport emits. */
 export interface TransportEvents {
+  /** A message from the server. */
   message: [message: JsonRpcMessage];
+  /** The transport closed, with why; emitted exactly once, and nothing after it. */
   close: [reason: CloseReason];
   /**
    * One request failed without an answer from the server (HTTP: a status, a network error, a
    * broken stream); only that request settles, with `error`. Stdio never emits it. An error
-   * marked by {@link markNotRun} proves the server never ran the request.
+   * marked by the internal `markNotRun` proves the server never ran the request.
    */
   requestFailed: [id: RequestId, error: Error];
 }
@@ -20,6 +23,7 @@ export interface TransportEvents {
  * After `'close'` nothing more is emitted and `send` throws `ConnectionClosedError`.
  */
 export interface Transport extends EventEmitter<TransportEvents> {
+  /** The transport's kind, e.g. `'stdio'`, `'http'`, `'memory'`, or a custom transport's own. */
   readonly kind: string;
   /** The server's process id, for a transport that runs a process, once it runs. */
   readonly pid?: number | undefined;

@@ -37,11 +37,17 @@ const ALLOWED = new Set([
 ]);
 /** Limits from the guide's "Objects have limitations on nesting depth and size" section. */
 export const OPENAI_STRICT_LIMITS = {
+  /** Most object properties in the whole schema. */
   properties: 5_000,
+  /** Deepest object nesting. */
   nesting: 10,
+  /** Most enum values in the whole schema. */
   enumValues: 1_000,
+  /** Longest total of property names, enum values and const values, characters. */
   totalStringLength: 120_000,
+  /** Longest total length of the values of one enum with more than `largeEnumThreshold` values, characters. */
   largeEnumStringLength: 15_000,
+  /** An enum with more than this many values is held to `largeEnumStringLength`. */
   largeEnumThreshold: 250,
 } as const;
 

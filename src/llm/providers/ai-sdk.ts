@@ -9,25 +9,59 @@ import { joinedText, type ProviderAdapter, valueCall } from './adapter.js';
 
 /** A tool call as the AI SDK gives it (`ToolCallPart`, a step's `toolCalls` entries). */
 export interface AiSdkToolCall {
+  /** The call's id. */
   toolCallId: string;
+  /** The tool's name. */
   toolName: string;
+  /** The arguments, as an object. */
   input: unknown;
 }
 
 /** What the model is shown of a tool's output (the AI SDK's tool result output). */
 export type AiSdkToolOutput =
-  | { type: 'text'; value: string }
-  | { type: 'error-text'; value: string }
   | {
+      /** Text only. */
+      type: 'text';
+      /** The text parts, joined. */
+      value: string;
+    }
+  | {
+      /** The tool failed. */
+      type: 'error-text';
+      /** The text parts, joined. */
+      value: string;
+    }
+  | {
+      /** Text and media. */
       type: 'content';
-      value: Array<{ type: 'text'; text: string } | { type: 'media'; data: string; mediaType: string }>;
+      /** The parts, in order. */
+      value: Array<
+        | {
+            /** A text part. */
+            type: 'text';
+            /** The text. */
+            text: string;
+          }
+        | {
+            /** A media part. */
+            type: 'media';
+            /** Base64. */
+            data: string;
+            /** Its media type. */
+            mediaType: string;
+          }
+      >;
     };
 
 /** A `tool-result` part answering one call (for a `role: "tool"` model message). */
 export interface AiSdkToolResult {
+  /** Always `'tool-result'`. */
   type: 'tool-result';
+  /** The `toolCallId` of the call it answers. */
   toolCallId: string;
+  /** The tool's name. */
   toolName: string;
+  /** The result. */
   output: AiSdkToolOutput;
 }
 

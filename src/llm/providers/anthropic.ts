@@ -9,36 +9,60 @@ import { COMMON_IMAGE_TYPES, type ProviderAdapter, valueCall } from './adapter.j
 
 /** A Messages API tool (assignable to the `@anthropic-ai/sdk` package's Tool). */
 export interface AnthropicTool {
+  /** The tool's name (the pool or server name). */
   name: string;
+  /** The tool's description, or its title when it has none. */
   description?: string;
-  input_schema: SchemaObject & { type: 'object' };
+  /** The converted input schema. */
+  input_schema: SchemaObject & {
+    /** Always `'object'`. */
+    type: 'object';
+  };
 }
 
 /** A `tool_use` content block of an assistant message. */
 export interface AnthropicToolUse {
+  /** Always `'tool_use'`. */
   type: 'tool_use';
+  /** The call's id, echoed as `tool_use_id`. */
   id: string;
+  /** The tool's name. */
   name: string;
+  /** The arguments, as an object. */
   input: unknown;
 }
 
 /** A content block inside a tool result. */
 export type AnthropicResultContent =
-  | { type: 'text'; text: string }
   | {
+      /** A text block. */
+      type: 'text';
+      /** The text. */
+      text: string;
+    }
+  | {
+      /** An image block. */
       type: 'image';
+      /** The image, inline. */
       source: {
+        /** Always `'base64'`. */
         type: 'base64';
+        /** Its media type. */
         media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+        /** Base64. */
         data: string;
       };
     };
 
 /** The `tool_result` block answering one call (assignable to ToolResultBlockParam). */
 export interface AnthropicToolResult {
+  /** Always `'tool_result'`. */
   type: 'tool_result';
+  /** The `id` of the `tool_use` it answers. */
   tool_use_id: string;
+  /** The result as text and image blocks. */
   content: AnthropicResultContent[];
+  /** True when the tool failed. */
   is_error?: boolean;
 }
 

@@ -8,25 +8,52 @@ import { joinedText, type ProviderAdapter, valueCall } from './adapter.js';
 
 /** A Gemini function declaration; `parameters` is absent for a tool without arguments. */
 export interface GeminiFunctionDeclaration {
+  /** The tool's name. */
   name: string;
+  /** The tool's description, or its title when it has none. */
   description?: string;
+  /** The converted input schema (Gemini's subset). */
   parameters?: SchemaObject;
 }
 
 /** A `functionCall` part's value. */
 export interface GeminiFunctionCall {
+  /** The call's id, if the model gave one. */
   id?: string;
+  /** The tool's name. */
   name: string;
+  /** The arguments, as an object. */
   args?: Record<string, unknown>;
 }
 
 /** A `functionResponse` part answering one call. */
 export interface GeminiFunctionResponsePart {
+  /** The response. */
   functionResponse: {
+    /** The `id` of the call it answers, if it had one. */
     id?: string;
+    /** The tool's name. */
     name: string;
-    response: { output: string } | { error: string };
-    parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
+    /** The result's text as `output`, or as `error` when the tool failed. */
+    response:
+      | {
+          /** The result's text. */
+          output: string;
+        }
+      | {
+          /** The failed tool's text. */
+          error: string;
+        };
+    /** The result's images, inline. */
+    parts?: Array<{
+      /** One image. */
+      inlineData: {
+        /** Its media type. */
+        mimeType: string;
+        /** Base64. */
+        data: string;
+      };
+    }>;
   };
 }
 

@@ -10,30 +10,54 @@ import { ERROR_PREFIX } from './openai.js';
 
 /** A Responses function tool (assignable to the `openai` package's FunctionTool). */
 export interface OpenAIResponsesTool {
+  /** Always `'function'`. */
   type: 'function';
+  /** The tool's name. */
   name: string;
+  /** The tool's description, or its title when it has none. */
   description?: string;
+  /** The converted input schema. */
   parameters: SchemaObject;
+  /** Whether strict mode is on: the schema meets OpenAI's strict subset. */
   strict: boolean;
 }
 
 /** A `function_call` output item. */
 export interface OpenAIResponsesToolCall {
+  /** Always `'function_call'`. */
   type: 'function_call';
+  /** The call's id, echoed in the output item. */
   call_id: string;
+  /** The tool's name. */
   name: string;
+  /** The arguments, as JSON text. */
   arguments: string;
 }
 
 /** One piece of a function call's output. */
 export type OpenAIResponsesOutputPart =
-  | { type: 'input_text'; text: string }
-  | { type: 'input_image'; image_url: string; detail: 'auto' };
+  | {
+      /** A text piece. */
+      type: 'input_text';
+      /** The text. */
+      text: string;
+    }
+  | {
+      /** An image piece. */
+      type: 'input_image';
+      /** The image as a `data:` URL. */
+      image_url: string;
+      /** Always `'auto'`. */
+      detail: 'auto';
+    };
 
 /** The `function_call_output` input item answering one call (assignable to ResponseInputItem.FunctionCallOutput). */
 export interface OpenAIResponsesToolOutput {
+  /** Always `'function_call_output'`. */
   type: 'function_call_output';
+  /** The `call_id` of the call it answers. */
   call_id: string;
+  /** The result as text and image pieces. */
   output: OpenAIResponsesOutputPart[];
 }
 

@@ -8,21 +8,43 @@ import { field, joinedText, type ProviderAdapter, parseJsonArguments } from './a
 
 /** A Chat Completions function tool (assignable to the `openai` package's ChatCompletionFunctionTool). */
 export interface OpenAIChatTool {
+  /** Always `'function'`. */
   type: 'function';
-  function: { name: string; description?: string; parameters?: SchemaObject; strict?: boolean };
+  /** The function. */
+  function: {
+    /** The tool's name. */
+    name: string;
+    /** The tool's description, or its title when it has none. */
+    description?: string;
+    /** The converted input schema. */
+    parameters?: SchemaObject;
+    /** Whether strict mode is on: the schema meets OpenAI's strict subset. */
+    strict?: boolean;
+  };
 }
 
 /** A tool call from a Chat Completions assistant message. */
 export interface OpenAIChatToolCall {
+  /** The call's id, echoed as `tool_call_id`. */
   id: string;
+  /** Always `'function'`. */
   type: 'function';
-  function: { name: string; arguments: string };
+  /** The function called. */
+  function: {
+    /** The tool's name. */
+    name: string;
+    /** The arguments, as JSON text. */
+    arguments: string;
+  };
 }
 
 /** The `role: "tool"` message answering one call (assignable to ChatCompletionToolMessageParam). */
 export interface OpenAIChatToolMessage {
+  /** Always `'tool'`. */
   role: 'tool';
+  /** The `id` of the call it answers. */
   tool_call_id: string;
+  /** The result as text (media described, a failure marked). */
   content: string;
 }
 

@@ -8,20 +8,38 @@
 
 /** What the index reads of a tool. */
 export interface SearchableTool {
+  /** The tool's name, returned in matches as given. */
   readonly name: string;
+  /** Its title, searched. */
   readonly title?: string;
+  /** Its description, searched. */
   readonly description?: string;
-  readonly inputSchema?: { properties?: Record<string, unknown> } & Record<string, unknown>;
+  /** Its input schema: the names of its properties are searched. */
+  readonly inputSchema?: {
+    /** The argument schemas by name; the names are searched. */
+    properties?: Record<string, unknown>;
+  } & Record<string, unknown>;
 }
 
 /** One hit: the tool's name and its score (higher is better; only comparable within one search). */
 export interface ToolMatch {
+  /** The tool's name. */
   readonly name: string;
+  /** Its score. */
   readonly score: number;
 }
 
 /** Field weights: a word in the name counts 3 times one in the description. */
-export const FIELD_WEIGHTS = { name: 3, title: 2, parameters: 1.5, description: 1 } as const;
+export const FIELD_WEIGHTS = {
+  /** Weight of a word of the name. */
+  name: 3,
+  /** Weight of a word of the title. */
+  title: 2,
+  /** Weight of a word of an argument's name. */
+  parameters: 1.5,
+  /** Weight of a word of the description. */
+  description: 1,
+} as const;
 const K1 = 1.2;
 const B = 0.75;
 const PREFIX_WEIGHT = 0.5;

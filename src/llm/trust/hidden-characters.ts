@@ -11,6 +11,7 @@ export type HiddenCharacterKind = 'control' | 'zero-width' | 'bidi' | 'tag';
 
 /** One run of hidden characters of one kind. */
 export interface HiddenCharacters {
+  /** Which kind: control, zero-width, bidi or tag characters. */
   readonly kind: HiddenCharacterKind;
   /** Index (UTF-16) of the run's first character in the text. */
   readonly index: number;
@@ -48,14 +49,22 @@ export function findHiddenCharacters(text: string): HiddenCharacters[] {
   return found;
 }
 
-/** The tool text fields where hidden characters matter: name, title, description, and every description in its schemas. */
+/**
+ * The tool text fields where hidden characters matter: name, title, description, and every
+ * string of its input and output schemas (keys included). Returns only the fields with a finding.
+ */
 export function findHiddenInTool(tool: {
   name: string;
   title?: string;
   description?: string;
   inputSchema?: unknown;
   outputSchema?: unknown;
-}): Array<{ readonly field: string; readonly found: HiddenCharacters[] }> {
+}): Array<{
+  /** Where: `name`, `title`, `description`, or a schema path such as `inputSchema/properties/q/description`. */
+  readonly field: string;
+  /** The runs of hidden characters found there. */
+  readonly found: HiddenCharacters[];
+}> {
   const fields: Array<[string, string]> = [['name', tool.name]];
   if (typeof tool.title === 'string') fields.push(['title', tool.title]);
   if (typeof tool.description === 'string') fields.push(['description', tool.description]);

@@ -12,7 +12,9 @@ import { CheckedTransport, checkTransportShape } from './checked-transport.js';
  * an error, means a legacy server); set the Client's `protocol` to skip detection.
  */
 export interface CustomTransportSpec {
+  /** Always `'custom'`. */
   readonly type: 'custom';
+  /** Returns a new, unstarted transport; called for each connection attempt. */
   readonly create: () => Transport;
 }
 

@@ -15,8 +15,15 @@ import {
 import { isSpacedExecutablePath } from './executable.js';
 
 /** Where the server's stderr goes. It is never merged into stdout and never captured. */
-export type StderrOption = 'inherit' | 'discard' | { readonly file: string };
+export type StderrOption =
+  | 'inherit'
+  | 'discard'
+  | {
+      /** An absolute path; stderr is appended to the file. */
+      readonly file: string;
+    };
 
+/** A value of the server's environment: plain, or a {@link Secret} revealed only to the process. */
 export type EnvValue = string | Secret;
 
 /** How to launch a local MCP server. Every duration is in milliseconds, every size in bytes. */

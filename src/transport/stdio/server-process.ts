@@ -6,7 +6,9 @@ import { runShutdown, shutdownPlan, windowsProcessKill, windowsTreeKill } from '
 
 /** How the server process ended. Both null when it never started. */
 export interface ExitStatus {
+  /** The exit code, or null if a signal ended it. */
   code: number | null;
+  /** The signal that ended it, e.g. `'SIGTERM'`, or null. */
   signal: string | null;
 }
 

@@ -48,6 +48,7 @@ interface Running {
  * One instance runs one process once: a restart is a new instance.
  */
 export class StdioTransport extends SafeEmitter<TransportEvents> implements Transport {
+  /** Always `'stdio'`. */
   readonly kind = 'stdio';
 
   readonly #options: ResolvedStdioOptions;
@@ -65,6 +66,11 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
   /** The values of the Secrets in the server's env: a server may print them, and we must not. */
   #secrets: readonly string[] = [];
 
+  /**
+   * Checks the options and starts nothing; `start()` spawns the process.
+   *
+   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it.
+   */
   constructor(options: StdioOptions, context: StdioTransportContext = {}) {
     super();
     this.#name = context.name;
@@ -163,6 +169,7 @@ export class StdioTransport extends SafeEmitter<TransportEvents> implements Tran
     return Promise.resolve();
   }
 
+  /** `await using transport = new StdioTransport(...)` calls it: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
