@@ -5,7 +5,7 @@
 //        node scripts/docs-reference.mjs --check    (npm run docs -- --check, CI): build into a
 //          temporary directory and fail, naming the files, if docs/reference differs from it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -20,12 +20,18 @@ if (unknown.length > 0) {
 const check = process.argv.includes('--check');
 
 function build(out) {
+  if (!existsSync(typedoc)) {
+    console.error('docs: TypeDoc is not installed (node_modules/typedoc); run `npm ci` first.');
+    process.exit(2);
+  }
   const run = spawnSync(process.execPath, [typedoc, '--options', 'typedoc.json', '--out', out], {
     cwd: root,
     stdio: 'inherit',
   });
   if (run.status !== 0) {
-    console.error('docs: TypeDoc failed (see above): every export and member needs a /** ... */ comment.');
+    console.error(
+      'docs: TypeDoc failed (see above): every export and member needs a /** ... */ comment, every {@link} a target.',
+    );
     process.exit(run.status ?? 1);
   }
 }

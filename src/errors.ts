@@ -51,6 +51,7 @@ function prefixed(server: string | undefined, text: string): string {
 /** An option is missing or wrong. `key` names it as the user wrote it, e.g. `transport.command`. */
 export class ConfigError extends ConduitError {
   readonly code = 'CONDUIT_CONFIG';
+  /** Made by the library when it checks options; `key` names the option, as written. */
   constructor(
     /** The option at fault as the user wrote it, e.g. `transport.command` or `servers.github.url`. */
     readonly key: string,
@@ -64,6 +65,7 @@ export class ConfigError extends ConduitError {
 /** The server process could not be started: the executable is missing or not executable, or spawn failed. */
 export class SpawnError extends ConduitError {
   readonly code = 'CONDUIT_SPAWN_FAILED';
+  /** Made by the stdio transport when the process cannot be started. */
   constructor(
     message: string,
     /** The command that could not be started. */
@@ -82,6 +84,7 @@ export class McpError extends ConduitError {
   readonly code: number;
   /** The error's `data` as the server sent it, if any. */
   readonly data: unknown;
+  /** Made from a JSON-RPC error response: its `code`, `message` and `data`. */
   constructor(code: number, message: string, data?: unknown, options?: ConduitErrorOptions) {
     super(message, options);
     this.code = code;
@@ -92,6 +95,7 @@ export class McpError extends ConduitError {
 /** A request got no answer within its timeout. */
 export class RequestTimeoutError extends ConduitError {
   readonly code = 'CONDUIT_REQUEST_TIMEOUT';
+  /** Made when a request's `timeout` (or `maxTotalTimeout`, with `options.total`) passes. */
   constructor(
     /** The request's method, e.g. `tools/call`. */
     readonly method: string,
@@ -109,6 +113,7 @@ export class RequestTimeoutError extends ConduitError {
 /** A request was abandoned because its `signal` aborted. `cause` is the signal's reason. */
 export class AbortError extends ConduitError {
   readonly code = 'CONDUIT_ABORTED';
+  /** Made when a request's signal aborts; `reason` becomes `cause`. */
   constructor(
     /** The request's method, e.g. `tools/call`. */
     readonly method: string,
@@ -122,6 +127,7 @@ export class AbortError extends ConduitError {
 /** The transport closed (the server exited, misbehaved, or `close()` was called). */
 export class ConnectionClosedError extends ConduitError {
   readonly code = 'CONDUIT_CONNECTION_CLOSED';
+  /** Made for each request pending when the connection closed; the reason's error becomes `cause`. */
   constructor(
     /** Why the connection closed. */
     readonly reason: CloseReason,
@@ -142,6 +148,7 @@ export class ConnectionClosedError extends ConduitError {
  */
 export class ClientClosedError extends ConduitError {
   readonly code = 'CONDUIT_CLIENT_CLOSED';
+  /** Made for a request on a closed client; `cause` is `options.cause`, else the reason's error. */
   constructor(
     /** The last connection's close reason, if it had one. */
     readonly reason: CloseReason | undefined,
@@ -160,7 +167,9 @@ export class ClientClosedError extends ConduitError {
 /** One connection attempt (spawn, Secret resolution, probe, handshake) took longer than `connectTimeout`. */
 export class ConnectTimeoutError extends ConduitError {
   readonly code = 'CONDUIT_CONNECT_TIMEOUT';
+  /** Made when a connection attempt passes `connectTimeout`. */
   constructor(
+    /** The `connectTimeout` that passed, ms. */
     readonly timeout: number,
     options?: { server?: string },
   ) {
@@ -174,6 +183,7 @@ export class ConnectTimeoutError extends ConduitError {
 /** No protocol version is supported by both sides. */
 export class UnsupportedProtocolVersionError extends ConduitError {
   readonly code = 'CONDUIT_UNSUPPORTED_PROTOCOL_VERSION';
+  /** Made when the handshake finds no version both sides support. */
   constructor(
     /** The versions the server said it supports (may be empty). */
     readonly supported: readonly string[],
@@ -192,6 +202,7 @@ export class UnsupportedProtocolVersionError extends ConduitError {
 /** The server broke the protocol (e.g. an invalid resultType), so its answer cannot be used. */
 export class ProtocolError extends ConduitError {
   readonly code = 'CONDUIT_PROTOCOL';
+  /** Made when a server's message or answer breaks the protocol; the message says how. */
   constructor(message: string, options?: ConduitErrorOptions) {
     super(message, options);
   }
@@ -200,6 +211,7 @@ export class ProtocolError extends ConduitError {
 /** The server did not declare the capability a method needs; nothing was sent. */
 export class CapabilityError extends ConduitError {
   readonly code = 'CONDUIT_CAPABILITY_MISSING';
+  /** Made before sending a request whose capability the server did not declare. */
   constructor(
     /** The method that was not sent, e.g. `resources/subscribe`. */
     readonly method: string,
@@ -238,16 +250,22 @@ export type HttpErrorKind =
  */
 export class HttpError extends ConduitError {
   readonly code = 'CONDUIT_HTTP';
+  /** Made by the HTTP transport for a failed exchange. */
   constructor(
     /** What went wrong: a status, a timeout, a size limit, the network... */
     readonly kind: HttpErrorKind,
     message: string,
     /** The exchange: URL, HTTP method, status, body excerpt, the limit that was passed. */
     readonly details: {
+      /** The URL requested. */
       readonly url: string;
+      /** The HTTP method, e.g. `POST`. */
       readonly method?: string;
+      /** The HTTP status, when the server answered. */
       readonly status?: number;
+      /** At most 200 characters of the answer's body, tags stripped, Secret header values redacted. */
       readonly bodyExcerpt?: string;
+      /** The size limit that was passed, bytes (for `message_too_large`). */
       readonly limit?: number;
     },
     options?: ConduitErrorOptions,
@@ -300,6 +318,7 @@ export class AuthError extends ConduitError {
   readonly error_description: string | undefined;
   /** The HTTP status of the answer that failed, if one did. */
   readonly status: number | undefined;
+  /** Made by the OAuth flow; `options` carries the authorization server's own error fields. */
   constructor(
     /** Where the flow failed: discovery, registration, authorization, token or refresh. */
     readonly step: AuthStep,
@@ -310,66 +329,6 @@ export class AuthError extends ConduitError {
     this.error = options?.error;
     this.error_description = options?.error_description;
     this.status = options?.status;
-  }
-}
-
-/**
- * A pool server cannot take the call now: it failed to start, is reconnecting, waits for
- * authorization, is disabled or closed. `cause` is its last error, if it had one.
- */
-export class ServerUnavailableError extends ConduitError {
-  readonly code = 'CONDUIT_SERVER_UNAVAILABLE';
-  declare readonly server: string;
-  constructor(
-    server: string,
-    /** The server's state when the call came, e.g. `'failed'`, `'reconnecting'`, `'needs_auth'`. */
-    readonly state: string,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, { ...options, server });
-  }
-}
-
-/** A pool server did not become ready within its `startTimeout`; it goes on trying in the background. */
-export class StartTimeoutError extends ConduitError {
-  readonly code = 'CONDUIT_START_TIMEOUT';
-  declare readonly server: string;
-  constructor(
-    server: string,
-    readonly timeout: number,
-  ) {
-    super(
-      `not ready within ${timeout} ms (startTimeout); it keeps trying under its reconnect policy, or raise startTimeout for a slow server`,
-      { server },
-    );
-  }
-}
-
-/** Two pool entries ended up with the same `poolName` after renaming; `servers` and `names` say which. */
-export class NameCollisionError extends ConduitError {
-  readonly code = 'CONDUIT_NAME_COLLISION';
-  constructor(
-    readonly poolName: string,
-    readonly servers: readonly [string, string],
-    readonly names: readonly [string, string],
-    kind: string,
-  ) {
-    super(
-      `the ${kind} name ${JSON.stringify(poolName)} stands for both ${servers[0]}'s ${JSON.stringify(names[0])} and ${servers[1]}'s ${JSON.stringify(names[1])}; give toolName a function that keeps them apart, or rename or disable one server`,
-    );
-  }
-}
-
-/** No pool server has a tool, prompt, resource or server of that name. */
-export class UnknownNameError extends ConduitError {
-  readonly code = 'CONDUIT_UNKNOWN_NAME';
-  constructor(
-    readonly kind: 'tool' | 'prompt' | 'resource' | 'server',
-    readonly requested: string,
-    message: string,
-  ) {
-    super(message);
   }
 }
 
@@ -384,9 +343,13 @@ export type SkillCheck = 'unlisted' | 'size' | 'digest' | 'frontmatter';
  */
 export class SkillVerificationError extends ConduitError {
   readonly code = 'CONDUIT_SKILL_VERIFICATION';
+  /** The frontmatter field that differs, for the `frontmatter` check. */
   readonly field: string | undefined;
+  /** Made when a skill file fails verification; its content is not returned. */
   constructor(
+    /** The skill file's URI. */
     readonly uri: string,
+    /** Which check failed: `unlisted`, `size`, `digest` or `frontmatter`. */
     readonly check: SkillCheck,
     message: string,
     options?: { server?: string; field?: string; cause?: unknown },

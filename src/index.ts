@@ -50,10 +50,11 @@ export * from './errors.js';
 export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
 /** JSON-RPC and MCP error codes, the numbers an {@link McpError}'s `code` may take. */
 export * as ErrorCodes from './jsonrpc/error-codes.js';
-
 export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
 export type { ConfigOAuthHooks, FromConfigFileOptions } from './pool/config-file.js';
+export * from './pool/errors.js';
+export type { ClientPoolEvents, ResolvedName } from './pool/events.js';
 export type {
   PoolOrigin,
   PoolPrompt,
@@ -62,7 +63,7 @@ export type {
   PoolTool,
 } from './pool/namespace.js';
 export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './pool/options.js';
-export { ClientPool, type ClientPoolEvents, type ResolvedName } from './pool/pool.js';
+export { ClientPool } from './pool/pool.js';
 export type { ServerState, ServerStatus } from './pool/server-status.js';
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export { LOG_LEVELS, type LogLevel } from './protocol/meta.js';

@@ -1,5 +1,4 @@
 import type { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import { attributeTo } from '../attribution.js';
 import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject, JsonRpcNotification } from '../jsonrpc/messages.js';
@@ -18,17 +17,13 @@ import type {
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import { SafeEmitter } from '../user-code.js';
-import { missingCapability } from './capabilities.js';
 import { type ClientEvents, prepareLifecycleEvent, watchListListeners } from './client-events.js';
 import type { RequestOptions } from './connection.js';
 import type { Session } from './eras/session.js';
-import { Listed } from './listed.js';
+import { LatestSession } from './latest-session.js';
 import { listAll } from './lists.js';
-import { checkedLogLevel } from './log-level.js';
-import { routeNotification } from './notification-router.js';
 import { type ClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { checkPromptCall, readGetPromptResult } from './prompts.js';
-import { normalizeRequestOptions } from './request-options.js';
 import { RequestPipeline } from './request-pipeline.js';
 import { announceRootsChange, type Root, replacedRoots } from './roots.js';
 import { sessionContextFor } from './session-context.js';
@@ -40,9 +35,7 @@ import {
   type SkillEntry,
   type VerifiedSkillFile,
 } from './skills.js';
-import { Subscriptions } from './subscriptions.js';
 import { type ClientState, Supervisor, type SupervisorEvents } from './supervisor.js';
-import { TaskCalls } from './task-calls.js';
 import type { ListTasksResult, Task } from './tasks.js';
 import { type WarningSink, warningSink } from './warnings.js';
 
@@ -52,21 +45,26 @@ export type { ClientEvents };
  * An MCP client for one server. Validates every option at construction and starts nothing;
  * `connect()` starts the server, detects the era and resolves when ready; the server is restarted
  * with backoff if it dies; `close()` (or `await using`) stops everything.
+ *
+ * It is a Node `EventEmitter` of {@link ClientEvents} (`client.on('ready', ...)`); a listener
+ * that throws does not stop the others, and its error is thrown again on the next tick.
  */
 export class Client extends SafeEmitter<ClientEvents> {
+  /** The `name` option: a label for events, errors and logs. */
   readonly name: string;
   readonly #options: ResolvedClientOptions;
   readonly #supervisor: Supervisor;
   #logLevel: LogLevel | undefined;
-  #lastSession: Session | undefined;
   readonly #requests: RequestPipeline;
-  readonly #listed: Listed;
-  readonly #tasks: TaskCalls;
-  /** Made on first use: attached to the latest session. */
-  #subscriptionsMade: Subscriptions | undefined;
+  readonly #latest: LatestSession;
   #roots: readonly Root[] | undefined;
   readonly #warn: WarningSink;
 
+  /**
+   * Checks every option and starts nothing; `connect()` starts the server.
+   *
+   * @throws {@link ConfigError} when an option is missing or invalid; `key` names it.
+   */
   constructor(options: ClientOptions) {
     super();
     this.#options = resolveClientOptions(options);
@@ -74,7 +72,7 @@ export class Client extends SafeEmitter<ClientEvents> {
     this.#warn = warningSink(this.name, (warning) => this.emit('warning', warning));
     this.#logLevel = this.#options.logLevel;
     // Modern servers send change notifications only on request: listen while someone listens.
-    watchListListeners(this, () => this.#subscriptions);
+    watchListListeners(this, () => this.#latest.subscriptions);
     this.#roots = this.#options.roots;
     const context = sessionContextFor(this.#options, {
       roots: () => this.#roots,
@@ -85,23 +83,13 @@ export class Client extends SafeEmitter<ClientEvents> {
       this.#fromSupervisor(event, args),
     );
     this.#requests = new RequestPipeline(this.name, this.#supervisor, this.#options);
-    this.#listed = new Listed(this.name, this.#options.validateSchema);
-    this.#tasks = new TaskCalls(
-      this.name,
-      this.#requests,
-      this.#listed,
-      (listOptions) => this.listTools(undefined, listOptions),
-      () => this.#supervisor.session,
-    );
-  }
-
-  /** Made attached to the latest session, as one made with the client and attached to each would be. */
-  get #subscriptions(): Subscriptions {
-    if (!this.#subscriptionsMade) {
-      this.#subscriptionsMade = new Subscriptions(this.name, this.#options.requestTimeout, this.#warn);
-      if (this.#lastSession) this.#subscriptionsMade.attach(this.#lastSession);
-    }
-    return this.#subscriptionsMade;
+    this.#latest = new LatestSession({
+      ...this.#options,
+      warn: this.#warn,
+      requests: this.#requests,
+      listTools: (listOptions) => this.listTools(undefined, listOptions),
+      currentSession: () => this.#supervisor.session,
+    });
   }
 
   /**
@@ -110,38 +98,46 @@ export class Client extends SafeEmitter<ClientEvents> {
    */
   #fromSupervisor(event: keyof SupervisorEvents, args: unknown[]): void {
     if (event === 'session') {
-      this.#onSession(args[0] as Session);
+      this.#latest.follow(args[0] as Session);
       return;
     }
     prepareLifecycleEvent(event, args, this.name);
     (this as EventEmitter).emit(event, ...args);
-    if (event === 'notification') this.#onNotification(args[0] as JsonRpcNotification);
+    if (event === 'notification')
+      this.#latest.route(args[0] as JsonRpcNotification, (name, ...rest) =>
+        (this as EventEmitter).emit(name, ...rest),
+      );
   }
 
+  /** Where the client is: `idle`, `connecting`, `ready`, `reconnecting` or `closed`. */
   get state(): ClientState {
     return this.#supervisor.state;
   }
 
+  /** The era of the latest connection (`'modern'` or `'legacy'`); undefined before the first. */
   get era(): Era | undefined {
-    return this.#lastSession?.era;
+    return this.#latest.session?.era;
   }
 
+  /** The protocol version of the latest connection; undefined before the first. */
   get protocolVersion(): string | undefined {
-    return this.#lastSession?.protocolVersion;
+    return this.#latest.session?.protocolVersion;
   }
 
   /** The server's self-description (unverified), with unsafe icons left out. */
   get serverInfo(): Implementation | undefined {
-    const info = this.#lastSession?.serverInfo;
+    const info = this.#latest.session?.serverInfo;
     return info && screenIcons(info, { count: 0 });
   }
 
+  /** What the server declared it can do, at the latest connection; undefined before the first. */
   get serverCapabilities(): ServerCapabilities | undefined {
-    return this.#lastSession?.serverCapabilities;
+    return this.#latest.session?.serverCapabilities;
   }
 
+  /** The server's `instructions` for a model (unverified text), if it sent any. */
   get instructions(): string | undefined {
-    return this.#lastSession?.instructions;
+    return this.#latest.session?.instructions;
   }
 
   /** The current server process's pid, if one runs. */
@@ -153,6 +149,14 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Starts the server, detects the era, resolves when ready. Rejects at once for what a restart
    * cannot heal (missing executable, configuration, no common version), otherwise once the
    * `reconnect` policy has given up.
+   *
+   * @throws {@link SpawnError} (rejects) when the server's executable is missing or not executable (at once).
+   * @throws {@link UnsupportedProtocolVersionError} (rejects) when no protocol version is supported by both sides (at once).
+   * @throws {@link AuthError} (rejects) when OAuth authorization fails (at once).
+   * @throws {@link ConfigError} (rejects) when the transport finds an option invalid (at once).
+   * @throws {@link ConduitError} (rejects) once `reconnect` gives up: the last attempt's error, e.g. a
+   * {@link ConnectTimeoutError}, an {@link HttpError} or a {@link ConnectionClosedError}.
+   * @throws {@link ClientClosedError} (rejects) when `close()` is called first, or the client was closed.
    */
   connect(): Promise<void> {
     return this.#supervisor
@@ -162,15 +166,27 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   /** Stops for good; resolves when the transport is closed (the process exits on its own schedule). */
   close(): Promise<void> {
-    this.#subscriptions.dispose();
+    this.#latest.subscriptions.dispose();
     return this.#supervisor.close();
   }
 
+  /** `await using client = new Client(...)` calls it: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
 
-  /** Any request; resolves with the raw result. Waits for a (re)connection within its timeout. */
+  /**
+   * Any request; resolves with the raw result. Waits for a (re)connection within its timeout.
+   * Every request method of the client rejects with these errors too.
+   *
+   * @throws {@link McpError} (rejects) when the server answers with a JSON-RPC error.
+   * @throws {@link RequestTimeoutError} (rejects) when no answer comes within `timeout` (default: `requestTimeout`).
+   * @throws {@link AbortError} (rejects) when `options.signal` aborts.
+   * @throws {@link CapabilityError} (rejects) when the server did not declare the capability the method needs; nothing is sent.
+   * @throws {@link ConnectionClosedError} (rejects) when the connection closes before the answer.
+   * @throws {@link ClientClosedError} (rejects) when the client is closed or gave up reconnecting.
+   * @throws {@link UsageError} (rejects) when `options` is invalid, or before `connect()`.
+   */
   request(method: string, params?: JsonObject, options?: RequestOptions): Promise<unknown> {
     return this.#requests.request(method, params, options);
   }
@@ -179,23 +195,18 @@ export class Client extends SafeEmitter<ClientEvents> {
    * Checks that the server answers; resolves with the round trip in ms. Legacy: `ping`. The
    * modern era has no ping: a `server/discover` round trip stands for it.
    */
-  async ping(options?: RequestOptions): Promise<number> {
-    const checked = normalizeRequestOptions(options, this.name, 'ping');
-    const session = await this.#requests.whenReady('ping', checked);
-    const started = performance.now();
-    await this.#requests.request(session.era === 'modern' ? 'server/discover' : 'ping', undefined, checked);
-    return performance.now() - started;
+  ping(options?: RequestOptions): Promise<number> {
+    return this.#requests.ping(options);
   }
 
-  /** Any notification. Throws if the client is not ready. */
+  /**
+   * Any notification. Throws if the client is not ready.
+   *
+   * @throws {@link ClientClosedError} when the client is closed.
+   * @throws {@link UsageError} when the client is not ready (idle, connecting or reconnecting).
+   */
   notify(method: string, params?: JsonObject): void {
-    const session = this.#supervisor.session;
-    if (session) {
-      session.notify(method, params);
-      return;
-    }
-    if (this.state === 'closed') throw new ClientClosedError(undefined, { server: this.name, method });
-    throw new UsageError(`cannot send ${method} while the client is ${this.state}`, { server: this.name });
+    this.#requests.notify(method, params);
   }
 
   /**
@@ -205,13 +216,7 @@ export class Client extends SafeEmitter<ClientEvents> {
    * server without `logging`: a `'warning'` (`log_level_unsupported`), as for the logLevel option.
    */
   async setLogLevel(level: LogLevel, options?: RequestOptions): Promise<void> {
-    const checked = checkedLogLevel(level, this.name);
-    const requestOptions = normalizeRequestOptions(options, this.name, 'logging/setLevel');
-    const session = this.#supervisor.session;
-    if (session) await session.applyLogLevel(checked, requestOptions);
-    else if (this.state === 'closed')
-      throw new ClientClosedError(undefined, { server: this.name, method: 'logging/setLevel' });
-    this.#logLevel = checked;
+    this.#logLevel = await this.#requests.setLogLevel(level, options);
   }
 
   /** The roots offered to the server (the `roots` option, as last set by `setRoots`). */
@@ -232,7 +237,7 @@ export class Client extends SafeEmitter<ClientEvents> {
 
   /** Every tool (all pages merged), or one page when `cursor` is given. */
   listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<ListToolsResult> {
-    return this.#list('tools/list', 'tools', params, options) as Promise<ListToolsResult>;
+    return this.#list<ListToolsResult>('tools/list', 'tools', params, options);
   }
 
   /**
@@ -244,10 +249,10 @@ export class Client extends SafeEmitter<ClientEvents> {
     options?: RequestOptions,
   ): Promise<CallToolResult> {
     const session = this.#supervisor.session;
-    if (this.#tasks.handlesCall(session, params?.name))
-      return this.#tasks.callTool(session!, params, options);
+    if (this.#latest.tasks.handlesCall(session, params?.name))
+      return this.#latest.tasks.callTool(session!, params, options);
     return this.request('tools/call', params, options).then((result) =>
-      this.#listed.outputSchemas.check(params?.name, result as CallToolResult),
+      this.#latest.listed.outputSchemas.check(params?.name, result as CallToolResult),
     );
   }
 
@@ -262,12 +267,12 @@ export class Client extends SafeEmitter<ClientEvents> {
     params: { name: string; arguments?: Record<string, unknown>; ttl?: number },
     options?: RequestOptions,
   ): Promise<Task> {
-    return this.#tasks.startToolTask(params, options);
+    return this.#latest.tasks.startToolTask(params, options);
   }
 
   /** `tasks/get`: the task's current state. */
   getTask(taskId: string, options?: RequestOptions): Promise<Task> {
-    return this.#tasks.getTask(taskId, options);
+    return this.#latest.tasks.getTask(taskId, options);
   }
 
   /**
@@ -276,42 +281,45 @@ export class Client extends SafeEmitter<ClientEvents> {
    * terminal, so this waits for it, within the request's timeout.
    */
   getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
-    return this.#tasks.getTaskResult(taskId, options);
+    return this.#latest.tasks.getTaskResult(taskId, options);
   }
 
   /** `tasks/list` (needs `tasks.list`): every task (all pages merged), or one page with `cursor`. */
   listTasks(params?: { cursor?: string }, options?: RequestOptions): Promise<ListTasksResult> {
-    return this.#list('tasks/list', 'tasks', params, options) as Promise<ListTasksResult>;
+    return this.#list<ListTasksResult>('tasks/list', 'tasks', params, options);
   }
 
   /** `tasks/cancel` (needs `tasks.cancel`): resolves with the task as the server now reports it. */
   cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
-    return this.#tasks.cancelTask(taskId, options);
+    return this.#latest.tasks.cancelTask(taskId, options);
   }
 
+  /** Every resource (all pages merged), or one page when `cursor` is given. */
   listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
-    return this.#list('resources/list', 'resources', params, options) as Promise<ListResourcesResult>;
+    return this.#list<ListResourcesResult>('resources/list', 'resources', params, options);
   }
 
+  /** Every resource template (all pages merged), or one page when `cursor` is given. */
   listResourceTemplates(
     params?: { cursor?: string },
     options?: RequestOptions,
   ): Promise<ListResourceTemplatesResult> {
-    return this.#list(
+    return this.#list<ListResourceTemplatesResult>(
       'resources/templates/list',
       'resourceTemplates',
       params,
       options,
-    ) as Promise<ListResourceTemplatesResult>;
+    );
   }
 
+  /** Reads a resource by URI (`resources/read`); a modern result may come from the cache while fresh. */
   readResource(params: { uri: string }, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.request('resources/read', params, options) as Promise<ReadResourceResult>;
   }
 
   /** SEP-2640: the skills the server serves; reads no skill file (files are fetched on need). */
   listSkills(params?: { cursor?: string }, options?: RequestOptions): Promise<ListSkillsResult> {
-    return this.#list('skills/list', 'skills', params, options) as Promise<ListSkillsResult>;
+    return this.#list<ListSkillsResult>('skills/list', 'skills', params, options);
   }
 
   /**
@@ -332,8 +340,9 @@ export class Client extends SafeEmitter<ClientEvents> {
     return loadVerifiedSkill(entry, file, this.name);
   }
 
+  /** Every prompt (all pages merged), or one page when `cursor` is given. */
   listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<ListPromptsResult> {
-    return this.#list('prompts/list', 'prompts', params, options) as Promise<ListPromptsResult>;
+    return this.#list<ListPromptsResult>('prompts/list', 'prompts', params, options);
   }
 
   /**
@@ -346,11 +355,17 @@ export class Client extends SafeEmitter<ClientEvents> {
     params: { name: string; arguments?: Record<string, string> },
     options?: RequestOptions,
   ): Promise<GetPromptResult> {
-    await checkPromptCall(this.#listed.promptArguments, params, () => this.listPrompts(undefined, options));
+    await checkPromptCall(this.#latest.listed.promptArguments, params, () =>
+      this.listPrompts(undefined, options),
+    );
     const result = await this.request('prompts/get', params, options);
     return readGetPromptResult(result, params.name, this.name);
   }
 
+  /**
+   * Asks for completions of a prompt or resource-template argument (`completion/complete`), e.g.
+   * `ref: { type: 'ref/prompt', name: 'greet' }`. Needs the server's `completions` capability.
+   */
   complete(
     params: { ref: JsonObject; argument: { name: string; value: string }; context?: JsonObject },
     options?: RequestOptions,
@@ -363,38 +378,23 @@ export class Client extends SafeEmitter<ClientEvents> {
    * modern: the URI joins the `subscriptions/listen` filter (resolves once acknowledged).
    * Restored after every restart.
    */
-  async subscribeResource(uri: string, rawOptions?: RequestOptions): Promise<void> {
-    const options = normalizeRequestOptions(rawOptions, this.name, 'resources/subscribe');
-    const session = await this.#requests.whenReady('resources/subscribe', options);
-    const missing = missingCapability('resources/subscribe', session.serverCapabilities);
-    if (missing) throw new CapabilityError('resources/subscribe', missing, { server: this.name });
-    await this.#subscriptions.subscribe(uri, (method, params) => this.request(method, params, options));
+  subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    return this.#latest.subscribe(uri, options);
   }
 
-  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.#subscriptions.unsubscribe(uri, (method, params) => this.request(method, params, options));
+  /** Stops watching a resource (legacy: `resources/unsubscribe`; modern: leaves the listen filter). */
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    return this.#latest.unsubscribe(uri, options);
   }
 
-  #list(method: string, key: string, params: { cursor?: string } | undefined, options?: RequestOptions) {
-    return listAll(this.#requests, this.#listed, this.name, { method, key }, params, options);
-  }
-
-  #onSession(session: Session): void {
-    this.#lastSession = session;
-    this.#requests.cache?.clear();
-    this.#listed.forgetAll();
-    this.#tasks.clear();
-    this.#subscriptionsMade?.attach(session);
-  }
-
-  /** Runs after the notification itself was passed on as `'notification'`. */
-  #onNotification(notification: JsonRpcNotification): void {
-    routeNotification(notification, {
-      session: this.#lastSession,
-      cache: this.#requests.cache,
-      listed: this.#listed,
-      subscriptions: () => this.#subscriptions,
-      emit: (event, ...args) => (this as EventEmitter).emit(event, ...args),
-    });
+  #list<T>(method: string, key: string, params: { cursor?: string } | undefined, options?: RequestOptions) {
+    return listAll(
+      this.#requests,
+      this.#latest.listed,
+      this.name,
+      { method, key },
+      params,
+      options,
+    ) as Promise<T>;
   }
 }

@@ -1,10 +1,13 @@
+import { performance } from 'node:perf_hooks';
 import { channels, requestTraced } from '../diagnostics.js';
-import { CapabilityError } from '../errors.js';
+import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
+import type { LogLevel } from '../protocol/meta.js';
 import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions } from './connection.js';
 import type { Session } from './eras/session.js';
+import { checkedLogLevel } from './log-level.js';
 import { normalizeRequestOptions } from './request-options.js';
 import { sendResending } from './resend.js';
 import type { Supervisor } from './supervisor.js';
@@ -52,6 +55,38 @@ export class RequestPipeline {
       server: this.#name,
       method,
     });
+  }
+
+  /** Resolves with the round trip in ms: legacy `ping`; the modern era has none, `server/discover` stands for it. */
+  async ping(rawOptions: unknown): Promise<number> {
+    const options = normalizeRequestOptions(rawOptions, this.#name, 'ping');
+    const session = await this.whenReady('ping', options);
+    const started = performance.now();
+    await this.request(session.era === 'modern' ? 'server/discover' : 'ping', undefined, options);
+    return performance.now() - started;
+  }
+
+  /** Sends a notification on the ready session; throws if there is none. */
+  notify(method: string, params: JsonObject | undefined): void {
+    const session = this.#supervisor.session;
+    if (session) {
+      session.notify(method, params);
+      return;
+    }
+    const state = this.#supervisor.state;
+    if (state === 'closed') throw new ClientClosedError(undefined, { server: this.#name, method });
+    throw new UsageError(`cannot send ${method} while the client is ${state}`, { server: this.#name });
+  }
+
+  /** Applies a log level on the ready session (if any); resolves with it, checked, once the server took it. */
+  async setLogLevel(level: unknown, rawOptions: unknown): Promise<LogLevel> {
+    const checked = checkedLogLevel(level, this.#name);
+    const options = normalizeRequestOptions(rawOptions, this.#name, 'logging/setLevel');
+    const session = this.#supervisor.session;
+    if (session) await session.applyLogLevel(checked, options);
+    else if (this.#supervisor.state === 'closed')
+      throw new ClientClosedError(undefined, { server: this.#name, method: 'logging/setLevel' });
+    return checked;
   }
 
   /** The session, once there is one, within the options' timeout (the client's by default). */

@@ -8,9 +8,7 @@ import {
   UnsupportedProtocolVersionError,
   UsageError,
 } from '../errors.js';
-import type { JsonRpcNotification } from '../jsonrpc/messages.js';
-import type { Implementation } from '../protocol/types.js';
-import { type Era, LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
+import { LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
 import type {
   CloseReason,
   ResolvedTransportSpec,
@@ -23,42 +21,12 @@ import { failureCause, startAttempt } from './connection-attempt.js';
 import { ProbeExitError } from './eras/discovery.js';
 import type { EraMemory, Session, SessionContext } from './eras/session.js';
 import { keepAlive } from './keepalive.js';
+import type { ClientState, LifecycleEvents } from './lifecycle-events.js';
 import { PausableClock } from './pausable-clock.js';
 import { ReadyWaiters } from './ready-waiters.js';
 import { waitFor } from './wait.js';
 
-/** Where a Client is: `idle`, `connecting`, `ready`, `reconnecting` (trying again) or `closed` (for good). */
-export type ClientState = 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'closed';
-
-export interface ReadyEvent {
-  era: Era;
-  protocolVersion: string;
-  serverInfo: Implementation | undefined;
-}
-
-export interface ReconnectingEvent {
-  attempt: number;
-  delay: number;
-  /** What made this attempt necessary: the failed attempt's error, or the lost connection. */
-  error: Error;
-}
-
-/** The lifecycle events, and every server notification: the Client passes them on as they are. */
-export interface LifecycleEvents {
-  /**
-   * The server sent its first message of this connection attempt: its process runs (or its
-   * origin answers). The era probe and the handshake follow; `ready` comes after them. For a host
-   * that limits how many servers boot at once (ClientPool frees a start place here).
-   */
-  booted: [];
-  /** A connection is ready (the first one, and each one after a reconnect). */
-  ready: [event: ReadyEvent];
-  disconnected: [reason: CloseReason];
-  reconnecting: [event: ReconnectingEvent];
-  /** The client stopped for good: undefined after `close()`, else the last close reason (if any) when it gave up. */
-  closed: [reason: CloseReason | undefined];
-  notification: [notification: JsonRpcNotification];
-}
+export type { ClientState, LifecycleEvents, ReadyEvent, ReconnectingEvent } from './lifecycle-events.js';
 
 export interface SupervisorEvents extends LifecycleEvents {
   /** A new session is ready (internal: the client restores subscriptions on it). */

@@ -1,5 +1,5 @@
-import { NameCollisionError } from '../errors.js';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/results.js';
+import { NameCollisionError } from './errors.js';
 import type { PoolMember } from './member.js';
 import { poolName } from './names.js';
 import type { ResolvedPoolOptions } from './options.js';

@@ -1,14 +1,12 @@
 import type { EventEmitter } from 'node:events';
-import type { Client, ClientEvents } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import type { RequestOptions } from '../client/connection.js';
-import type { ReadyEvent } from '../client/supervisor.js';
 import { loadConfigFile } from '../config/load.js';
-import { ServerUnavailableError, UnknownNameError } from '../errors.js';
-import type { JsonRpcNotification } from '../jsonrpc/messages.js';
-import type { CallToolResult, GetPromptResult, LogMessage, ReadResourceResult } from '../protocol/results.js';
-import type { CloseReason } from '../transport/transport.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/results.js';
 import { SafeEmitter } from '../user-code.js';
 import { configMemberSetup, type FromConfigFileOptions } from './config-file.js';
+import { ServerUnavailableError, UnknownNameError } from './errors.js';
+import type { ClientPoolEvents, ResolvedName } from './events.js';
 import { Limiter } from './limit.js';
 import { type MemberShared, PoolMember } from './member.js';
 import { isRelayedEvent, type RelayedEvent } from './member-events.js';
@@ -28,62 +26,7 @@ import {
   splitServerOptions,
 } from './options.js';
 import { ensureUsable, gatherList, resourceOwner, routeName } from './routing.js';
-import type { ServerState, ServerStatus } from './server-status.js';
-
-type WithServer<T> = { server: string } & T;
-
-/**
- * The pool's events: each server's Client events with the server's name added, and the
- * `server*` events that report a server's state changes (its status is already updated when
- * they run). In every payload, `server` is the server's name.
- */
-export interface ClientPoolEvents {
-  /** A server became ready (its first connection or a reconnection); the same payload as `ready`. */
-  serverReady: [event: WithServer<ReadyEvent>];
-  /** A server failed to start, or lost its connection and is being restarted. */
-  serverError: [
-    event: {
-      /** The server's name. */ server: string;
-      /** What went wrong. */ error: Error;
-      /** Its state now, e.g. `failed`, `reconnecting`, `needs_auth`. */ state: ServerState;
-      /** Next attempt (ms since the epoch), if scheduled. */ nextAttemptAt: number | undefined;
-    },
-  ];
-  /** A server's Client stopped for good: `reason` is its last close reason, undefined after `close()`. */
-  serverClosed: [event: { server: string; reason: CloseReason | undefined }];
-  /** An HTTP server waits for the user's OAuth consent at `url` (its `onAuthorizationUrl` was called). */
-  serverNeedsAuth: [event: { server: string; url: URL }];
-  /** A server's Client's `'ready'`, with its name. */
-  ready: [event: WithServer<ReadyEvent>];
-  /** A server's Client's `'disconnected'`: `reason` says why the connection closed. */
-  disconnected: [event: { server: string; reason: CloseReason }];
-  /** A server's Client's `'reconnecting'`, with its name. */
-  reconnecting: [event: WithServer<ClientEvents['reconnecting'][0]>];
-  /** A server's Client's `'closed'`, with its name (`reason` undefined after `close()`). */
-  closed: [event: { server: string; reason: CloseReason | undefined }];
-  /** Every notification of every server, as it came (`notification`). */
-  notification: [event: { server: string; notification: JsonRpcNotification }];
-  /** A server's log message, with its name. */
-  log: [event: WithServer<LogMessage>];
-  /** A server's tool list changed. */
-  toolsListChanged: [event: { server: string }];
-  /** A server's resource or template list changed. */
-  resourcesListChanged: [event: { server: string }];
-  /** A server's prompt list changed. */
-  promptsListChanged: [event: { server: string }];
-  /** A subscribed resource of a server changed: `uri` names it. */
-  resourceUpdated: [event: { server: string; uri: string }];
-}
-
-/** Where a pool name leads. */
-export interface ResolvedName {
-  /** Whether the name is a tool's or a prompt's. */
-  readonly kind: 'tool' | 'prompt';
-  /** The server that has it. */
-  readonly server: string;
-  /** Its name on that server. */
-  readonly originalName: string;
-}
+import type { ServerStatus } from './server-status.js';
 
 /**
  * Many servers behind one object: started at once (a concurrency limit, a start timeout each), their
@@ -250,7 +193,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * Every server's tools under pool names. Rejects with NameCollisionError if two end up with the same name.
    * @throws {@link NameCollisionError} (rejects) when two tools end up with the same pool name.
    */
-  async listTools(): Promise<{ tools: PoolTool[] }> {
+  async listTools(): Promise<{
+    /** The tools of every shown server, under pool names. */ tools: PoolTool[];
+  }> {
     await gatherList(this.#members, 'tools');
     const named = this.#named('tools');
     if (named.collision) throw named.collision;
@@ -261,7 +206,9 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * Every server's prompts under pool names (the same naming as tools).
    * @throws {@link NameCollisionError} (rejects) when two prompts end up with the same pool name.
    */
-  async listPrompts(): Promise<{ prompts: PoolPrompt[] }> {
+  async listPrompts(): Promise<{
+    /** The prompts of every shown server, under pool names. */ prompts: PoolPrompt[];
+  }> {
     await gatherList(this.#members, 'prompts');
     const named = this.#named('prompts');
     if (named.collision) throw named.collision;
@@ -269,13 +216,17 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   }
 
   /** Every server's resources, URIs unchanged, each with its `server`. */
-  async listResources(): Promise<{ resources: PoolResource[] }> {
+  async listResources(): Promise<{
+    /** The resources of every shown server. */ resources: PoolResource[];
+  }> {
     await gatherList(this.#members, 'resources');
     return { resources: this.#plain('resources') };
   }
 
   /** Every server's resource templates, unchanged, each with its `server`. */
-  async listResourceTemplates(): Promise<{ resourceTemplates: PoolResourceTemplate[] }> {
+  async listResourceTemplates(): Promise<{
+    /** The templates of every shown server. */ resourceTemplates: PoolResourceTemplate[];
+  }> {
     await gatherList(this.#members, 'resourceTemplates');
     return { resourceTemplates: this.#plain('resourceTemplates') };
   }

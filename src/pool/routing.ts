@@ -1,4 +1,4 @@
-import { NameCollisionError, ServerUnavailableError, UnknownNameError } from '../errors.js';
+import { NameCollisionError, ServerUnavailableError, UnknownNameError } from './errors.js';
 import type { ListKind } from './list-cache.js';
 import type { PoolMember } from './member.js';
 import { findNamed, nameItems, templatePattern } from './namespace.js';

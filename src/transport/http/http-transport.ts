@@ -71,6 +71,13 @@ export class HttpTransport extends SafeEmitter<TransportEvents> implements Trans
   /** The Secret header values, as sent: redacted from what `conduit-mcp:transport:message` shows. */
   #secrets: readonly string[] = [];
 
+  /**
+   * Checks the options and starts nothing: `start()` reads the header Secrets and loads the HTTP
+   * modules; each message is sent by `send()`.
+   *
+   * @throws {@link ConfigError} when an option is missing or invalid (e.g. a URL that is not https: to
+   * a host that is not loopback); `key` names it.
+   */
   constructor(options: HttpOptions, context: HttpTransportContext = {}) {
     super();
     this.#options = resolveHttpOptions(options, context.keyPrefix ?? '');

@@ -30,7 +30,12 @@ export interface HttpOptions {
    * <token>` on every request), or OAuth 2.1 (OAuthOptions: the flow starts at the server's first
    * 401). Either goes to the endpoint's origin only.
    */
-  readonly auth?: { readonly bearer: Secret | string } | OAuthOptions;
+  readonly auth?:
+    | {
+        /** A static token, sent as `Authorization: Bearer <token>`; prefer a Secret, which stays redacted. */
+        readonly bearer: Secret | string;
+      }
+    | OAuthOptions;
   /** Largest JSON body or SSE event the server may send, in bytes, enforced while it arrives. @defaultValue 8388608 */
   readonly maxMessageBytes?: number;
   /** Fall back to the 2024-11-05 HTTP+SSE transport when the endpoint is neither modern nor Streamable HTTP. @defaultValue true */
