@@ -32,6 +32,8 @@ const filters = process.argv
   .map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
 // The longest files start first, so that the run does not end waiting on one of them alone.
 const LONGEST = [
+  'test/docs/examples.test.ts',
+  'test/auth/shared-refresh.test.ts',
   'test/cli/oauth.test.ts',
   'test/interop/everything-features.test.ts',
   'test/pool/pool.test.ts',
@@ -70,7 +72,7 @@ const child = spawn(
     '--import',
     pathToFileURL(path.join(root, 'test/helpers/escape-guard.mjs')).href,
     '--test',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
     '--test-timeout=120000',
     '--test-reporter=spec',
     ...files,
