@@ -144,7 +144,7 @@ const durationS = (performance.now() - started) / 1000;
 const notes = notesFor(results, [
   quick
     ? 'Each cell: one sample (--quick: a check that every scenario runs, not a measurement).'
-    : `Each cell: median (± half the range over the runs). Throughput: ${runs} runs after a warm-up, both eras; connect: ${runs * 5} (over HTTP: ${runs * 50}); close: ${runs * 6}; silent connect: 3 (official 2.x default: 1, capped at 10 s); flood and 100 servers: 2, a process each.`,
+    : `Each cell: median (± half the range over the runs). Throughput: ${runs} runs after a warm-up, both eras; connect: ${runs * 5} (over HTTP: ${runs * 100}); close: ${runs * 6}; silent connect: 3 (official 2.x default: 1, capped at 10 s); flood and 100 servers: 2, a process each.`,
   'conduit-mcp runs in its default mode (auto: server/discover probe, then legacy on -32601) except "connect, legacy server" (protocol: legacy). The official 2.x client runs in its default legacy mode, "auto" = versionNegotiation { mode: "auto" }. The raw pipe knows the era; in the modern one it sends the full _meta envelope on every request.',
   'Every server: node bench/server.mjs with HOME LOGNAME PATH SHELL TERM USER only. Every echo and payload is checked; a wrong one invalidates the sample.',
   'flood: tools/call requests of 64 KiB, 16 per event-loop turn, to a server that stops reading after initialize; cell = peak RSS (VmHWM) growth over the connected baseline, MiB; conduit-mcp with reconnect.maxReconnects = 0.',

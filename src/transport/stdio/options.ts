@@ -44,7 +44,7 @@ export interface StdioOptions {
   readonly stderr?: StderrOption;
   /**
    * Bytes of the server's latest stderr to keep (while it still goes where `stderr` says), attached
-   * to `spawn_failed` and `exit_status` close reasons as `stderrTail`, Secrets redacted. 0 keeps none.
+   * to the `exit_status` close reason as `stderrTail`, Secrets redacted. 0 keeps none.
    * @defaultValue 0
    */
   readonly stderrTail?: number;
