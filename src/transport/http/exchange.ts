@@ -137,9 +137,6 @@ function answerJson(
   init: SendInit,
 ): Promise<void> | undefined {
   const { maxMessageBytes, bodyTimeout } = host.options;
-  const failed = (error: unknown) => {
-    throw bodyError(error, response, init, { requester: host.requester, bodyTimeout, server: host.name });
-  };
   let read: Buffer | Promise<Buffer>;
   try {
     read = readBounded(
@@ -149,11 +146,21 @@ function answerJson(
       bodyTimeout,
     );
   } catch (error) {
-    return failed(error);
+    throw readFailure(host, response, init, error);
   }
-  if (read instanceof Promise)
-    return read.then((body) => deliverBody(host, exchange, response, init, body), failed);
+  if (read instanceof Promise) {
+    return read.then(
+      (body) => deliverBody(host, exchange, response, init, body),
+      (error: unknown) => Promise.reject(readFailure(host, response, init, error)),
+    );
+  }
   return deliverBody(host, exchange, response, init, read);
+}
+
+/** The HttpError of a JSON body that could not be read (too large, stalled, cut off). */
+function readFailure(host: ExchangeHost, response: HttpResponse, init: SendInit, error: unknown): Error {
+  const { bodyTimeout } = host.options;
+  return bodyError(error, response, init, { requester: host.requester, bodyTimeout, server: host.name });
 }
 
 function deliverBody(
