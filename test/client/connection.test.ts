@@ -209,17 +209,19 @@ test('10,000 requests sharing one signal leave no listener, timer or pending ent
 
 test('a request after a settled one re-arms the kept timer: its own timeout counts, from its own start', async () => {
   const { connection, transport } = await connect();
-  // Each answer takes about 200 ms against a 500 ms timeout: the second must not inherit the
-  // first's deadline (it would fire at about 500 ms from the first's start, mid-way through the second).
-  for (let i = 0; i < 3; i++) {
-    assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 200 }), { timeout: 500 }));
+  // Each answer takes about 200 ms against a 2,500 ms timeout, fifteen in a row: were a request to
+  // inherit the first one's deadline, it would fire about 2,500 ms from the first one's start, mid-way
+  // through the thirteenth. The margin per request (12x) survives a loaded machine.
+  for (let i = 0; i < 15; i++) {
+    assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 200 }), { timeout: 2500 }));
   }
-  // A kept timer that fires while no request uses it times nothing.
+  // A timer armed for a settled request that fires while no request waits times nothing.
+  assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 10 }), { timeout: 500 }));
   await sleep(600);
-  assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 100 }), { timeout: 500 }));
+  assert.ok(await connection.request('tools/call', slow({ steps: 1, interval: 100 }), { timeout: 2500 }));
   const started = Date.now();
   await assert.rejects(
-    connection.request('tools/call', slow({ steps: 1, interval: 2000 }), { timeout: 300 }),
+    connection.request('tools/call', slow({ steps: 1, interval: 5000 }), { timeout: 300 }),
     (error) => error instanceof RequestTimeoutError && error.timeout === 300,
   );
   assert.ok(Date.now() - started >= 290, 'the timeout counted from the request');
