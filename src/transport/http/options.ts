@@ -111,19 +111,20 @@ export function resolveHttpSnapshot(input: Record<string, unknown>, prefix: stri
   if (type !== undefined && type !== 'http') {
     throw new ConfigError(at(prefix, 'type'), `${at(prefix, 'type')} must be 'http', got ${describe(type)}`);
   }
-  // An option left out is its default as it is (valid by construction): only given ones are checked.
+  // Only an absent option (undefined) takes the default: null is a wrong value like any other.
   const allowInsecure =
-    input.allowInsecure != null && booleanOption(input.allowInsecure, at(prefix, 'allowInsecure'));
+    input.allowInsecure !== undefined && booleanOption(input.allowInsecure, at(prefix, 'allowInsecure'));
   const oauth = isOAuthOptions(input.auth);
   const positive = (name: keyof typeof HTTP_DEFAULTS, unit: string): number =>
-    input[name] == null ? HTTP_DEFAULTS[name] : integerOption(input[name], at(prefix, name), unit, 1);
+    input[name] === undefined ? HTTP_DEFAULTS[name] : integerOption(input[name], at(prefix, name), unit, 1);
   return {
     url: normalizeUrl(input.url, at(prefix, 'url'), allowInsecure),
-    headers: input.headers == null ? NO_HEADERS : normalizeHeaders(input.headers, at(prefix, 'headers')),
+    headers:
+      input.headers === undefined ? NO_HEADERS : normalizeHeaders(input.headers, at(prefix, 'headers')),
     bearer: oauth || input.auth === undefined ? undefined : normalizeAuth(input.auth, at(prefix, 'auth')),
     oauth: oauth ? resolveOAuthOptions(input.auth, at(prefix, 'auth')) : undefined,
     maxMessageBytes: positive('maxMessageBytes', 'bytes'),
-    legacySse: input.legacySse == null || booleanOption(input.legacySse, at(prefix, 'legacySse')),
+    legacySse: input.legacySse === undefined || booleanOption(input.legacySse, at(prefix, 'legacySse')),
     allowInsecure,
     headersTimeout: positive('headersTimeout', 'ms'),
     bodyTimeout: positive('bodyTimeout', 'ms'),

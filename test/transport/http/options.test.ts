@@ -28,6 +28,28 @@ describe('HttpOptions', () => {
     assert.equal(options.bearer, undefined);
   });
 
+  test('null is a wrong value, as for stdio: only an absent option takes its default', () => {
+    for (const key of [
+      'headers',
+      'maxMessageBytes',
+      'legacySse',
+      'allowInsecure',
+      'headersTimeout',
+      'bodyTimeout',
+    ]) {
+      assert.throws(
+        () =>
+          new Client({ name: 'x', transport: { type: 'http', url: 'https://x/mcp', [key]: null } as never }),
+        (error: unknown) => error instanceof ConfigError && error.key === `transport.${key}`,
+        key,
+      );
+    }
+    assert.equal(
+      resolveHttpOptions({ url: 'https://x/mcp', maxMessageBytes: undefined }).maxMessageBytes,
+      8 * 1024 * 1024,
+    );
+  });
+
   test('plain http only to loopback, unless allowInsecure', () => {
     for (const url of ['http://127.0.0.1:3000/mcp', 'http://localhost/mcp', 'http://[::1]:8080/mcp']) {
       assert.equal(resolveHttpOptions({ url }).url.protocol, 'http:');
