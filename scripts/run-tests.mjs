@@ -32,7 +32,9 @@ const filters = process.argv
   .map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
 // The longest files start first, so that the run does not end waiting on one of them alone.
 const LONGEST = [
-  'test/docs/examples.test.ts',
+  'test/docs/examples-1.test.ts',
+  'test/docs/examples-2.test.ts',
+  'test/docs/examples-3.test.ts',
   'test/auth/shared-refresh.test.ts',
   'test/cli/oauth.test.ts',
   'test/interop/everything-features.test.ts',

@@ -18,8 +18,6 @@ import { type DemoHttp, startDemoHttp } from './demo-http.js';
 import { type Block, extractBlocks } from './extract.js';
 import { ExampleProject, root } from './harness.js';
 
-buildOnce();
-
 /** README.md and every page under docs/ but the generated reference, sorted. */
 function pages(): string[] {
   const found: string[] = ['README.md'];
@@ -41,33 +39,42 @@ const blocks: Block[] = pages()
   .filter((file) => !only || only.includes(file))
   .flatMap((file) => extractBlocks(readFileSync(path.join(root, file), 'utf8'), file));
 
-describe('documentation examples', { concurrency: 2 }, () => {
-  let auth: AuthServer;
-  let plain: DemoHttp;
-  let protectedServer: DemoHttp;
-  let project: ExampleProject;
+/**
+ * The blocks of one shard: every `count`-th block from the `index`-th (1-based), so that the pages'
+ * blocks spread over test files that run side by side, each well inside the per-file timeout.
+ */
+export function describeExamples(index: number, count: number): void {
+  buildOnce();
+  const mine = blocks.filter((_, position) => position % count === index - 1);
+  if (mine.length === 0) return;
+  describe(`documentation examples, part ${index} of ${count}`, { concurrency: 2 }, () => {
+    let auth: AuthServer;
+    let plain: DemoHttp;
+    let protectedServer: DemoHttp;
+    let project: ExampleProject;
 
-  before(async () => {
-    const demo = path.join(root, 'examples/demo-server.mjs');
-    auth = await startAuthServer();
-    plain = await startDemoHttp(demo);
-    protectedServer = await startDemoHttp(demo, auth);
-    project = await ExampleProject.create(blocks, {
-      env: { MCP_SERVER_URL: plain.url, MCP_OAUTH_SERVER_URL: protectedServer.url },
-      authorizationOrigin: auth.origin,
-      visit: (url) => consent(url, { deliver: true }),
+    before(async () => {
+      const demo = path.join(root, 'examples/demo-server.mjs');
+      auth = await startAuthServer();
+      plain = await startDemoHttp(demo);
+      protectedServer = await startDemoHttp(demo, auth);
+      project = await ExampleProject.create(mine, {
+        env: { MCP_SERVER_URL: plain.url, MCP_OAUTH_SERVER_URL: protectedServer.url },
+        authorizationOrigin: auth.origin,
+        visit: (url) => consent(url, { deliver: true }),
+      });
     });
-  });
 
-  after(async () => {
-    project?.close();
-    await Promise.all([plain?.close(), protectedServer?.close(), auth?.close()]);
-  });
-
-  for (const block of blocks) {
-    test(`${block.file}:${block.line}`, async () => {
-      const failure = await project.check(block);
-      if (failure) assert.fail(failure);
+    after(async () => {
+      project?.close();
+      await Promise.all([plain?.close(), protectedServer?.close(), auth?.close()]);
     });
-  }
-});
+
+    for (const block of mine) {
+      test(`${block.file}:${block.line}`, async () => {
+        const failure = await project.check(block);
+        if (failure) assert.fail(failure);
+      });
+    }
+  });
+}

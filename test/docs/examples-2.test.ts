@@ -1,0 +1,4 @@
+// Issue 37: every example of the documentation runs; part 2 of 3 (test/docs/examples.ts).
+import { describeExamples } from './examples.js';
+
+describeExamples(2, 3);
