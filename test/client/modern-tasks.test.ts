@@ -8,7 +8,13 @@ import { afterEach, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import type { ClientOptions } from '../../src/client/options.js';
 import type { Task } from '../../src/client/tasks.js';
-import { AbortError, CapabilityError, McpError, RequestTimeoutError } from '../../src/errors.js';
+import {
+  AbortError,
+  CapabilityError,
+  McpError,
+  ProtocolError,
+  RequestTimeoutError,
+} from '../../src/errors.js';
 import { nodeServer } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { stdinRecord } from '../helpers/record.js';
@@ -142,6 +148,39 @@ test('a task that needs sampling and roots: the same handlers as the input_requi
     textOf(await client.callTool({ name: 'ask', arguments: { kind: 'roots' } })),
     'Roots: file:///srv/a',
   );
+});
+
+test('a handed task that needs input: getTaskResult answers it through tasks/update', async () => {
+  let asked = 0;
+  const { client, requests } = tasksClient([], {
+    handlers: {
+      elicitation: async () => {
+        asked++;
+        return { action: 'accept', content: { name: 'Grace' } };
+      },
+    },
+  });
+  await client.connect();
+  const task = await client.startToolTask({ name: 'ask', arguments: { kind: 'elicitation' } });
+  assert.equal(task.status, 'input_required');
+  assert.equal(textOf(await client.getTaskResult(task.taskId)), 'Hello, Grace');
+  assert.equal(asked, 1);
+  assert.equal(requests('tasks/update', task.taskId).length, 1);
+});
+
+test("a task's result is checked against the tool's outputSchema, as a direct answer is", async () => {
+  const { client } = tasksClient();
+  await client.connect();
+  await client.listTools();
+  assert.deepEqual((await client.callTool({ name: 'typed', arguments: { n: 1 } })).structuredContent, {
+    n: 1,
+  });
+  await assert.rejects(
+    client.callTool({ name: 'typed', arguments: { n: 'one' } }),
+    (error) => error instanceof ProtocolError && /typed/.test(error.message),
+  );
+  const task = await client.startToolTask({ name: 'typed', arguments: { n: 'two' } });
+  await assert.rejects(client.getTaskResult(task.taskId), ProtocolError);
 });
 
 test('a task whose input has no handler fails the call with a clear error, and is cancelled', async () => {
