@@ -216,8 +216,12 @@ export class ModernTasks {
     return task;
   }
 
+  /** The whole wait ends at the request's timeout, or its maxTotalTimeout if shorter (a task sends no progress). */
   #limits(method: string, options: RequestOptions, started: number): WaitLimits {
-    const timeout = options.timeout ?? this.#parts.requestTimeout;
+    const timeout = Math.min(
+      options.timeout ?? this.#parts.requestTimeout,
+      options.maxTotalTimeout ?? Infinity,
+    );
     return { method, signal: options.signal, timeout, deadline: started + timeout };
   }
 

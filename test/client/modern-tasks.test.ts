@@ -215,6 +215,14 @@ test('a call that became a task and outlives its timeout: RequestTimeoutError an
   );
   assert.ok(Date.now() - started < 4000, 'the timeout covers the whole call');
   await record.waitFor((message) => message.method === 'tasks/cancel');
+  await assert.rejects(
+    client.callTool({ name: 'forever' }, { timeout: 60_000, maxTotalTimeout: 400 }),
+    (error) => error instanceof RequestTimeoutError && error.timeout === 400,
+  );
+  await record.waitFor(
+    (message) =>
+      message.method === 'tasks/cancel' && (message.params as { taskId: string }).taskId === 'task-2',
+  );
 });
 
 test('a failed task rejects with its JSON-RPC error', async () => {
