@@ -1,5 +1,5 @@
+import { SKILLS_EXTENSION } from '../protocol/extensions.js';
 import type { ServerCapabilities } from '../protocol/types.js';
-import { SKILLS_EXTENSION } from './skills.js';
 
 /** The server capability each method needs (methods absent here need none). */
 const REQUIRED_CAPABILITY: Record<string, keyof ServerCapabilities> = {

@@ -89,6 +89,7 @@ export class Client extends SafeEmitter<ClientEvents> {
       requests: this.#requests,
       listTools: (listOptions) => this.listTools(undefined, listOptions),
       currentSession: () => this.#supervisor.session,
+      taskStatus: (task) => this.emit('taskStatus', task),
     });
   }
 
@@ -243,25 +244,22 @@ export class Client extends SafeEmitter<ClientEvents> {
   /**
    * Calls a tool. A tool that failed resolves with `isError: true`: a result, not a rejection.
    * For a listed tool with an `outputSchema`, `structuredContent` is checked (ProtocolError if not).
+   * A call the server runs as a task (either era) resolves with the task's result, within `timeout`.
    */
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
-    const session = this.#supervisor.session;
-    if (this.#latest.tasks.handlesCall(session, params?.name))
-      return this.#latest.tasks.callTool(session!, params, options);
-    return this.request('tools/call', params, options).then((result) =>
-      this.#latest.listed.outputSchemas.check(params?.name, result as CallToolResult),
-    );
+    return this.#latest.tasks.callTool(params, options);
   }
 
   /**
-   * Legacy tasks (2025-11-25): sends a task-augmented `tools/call` (`task: { ttl? }`) and resolves
-   * with the Task the server created; `getTaskResult` gets its result. Only for a server that
-   * declares `tasks.requests.tools.call` and a listed tool whose `execution.taskSupport` is
-   * `optional` or `required` (CapabilityError otherwise, nothing sent). The tools are listed
-   * first if they never were.
+   * Starts a tool call as a task and resolves with the Task; `getTaskResult` gets its result.
+   * Legacy: a task-augmented `tools/call` (`task: { ttl? }`), only for a server that declares
+   * `tasks.requests.tools.call` and a listed tool whose `execution.taskSupport` is `optional` or
+   * `required` (CapabilityError otherwise, nothing sent). Modern: a server that declares the
+   * `io.modelcontextprotocol/tasks` extension decides; one that answers at once gets a task made
+   * by the client, already `completed` (its id starts with `local-`); `ttl` is not sent.
    */
   startToolTask(
     params: { name: string; arguments?: Record<string, unknown>; ttl?: number },

@@ -10,6 +10,7 @@ import { normalizeRequestOptions } from './request-options.js';
 import type { RequestPipeline } from './request-pipeline.js';
 import { Subscriptions } from './subscriptions.js';
 import { TaskCalls } from './task-calls.js';
+import type { Task } from './tasks.js';
 import type { WarningSink } from './warnings.js';
 
 /**
@@ -33,16 +34,15 @@ export class LatestSession {
       requests: RequestPipeline;
       listTools: (options?: RequestOptions) => Promise<unknown>;
       currentSession: () => Session | undefined;
+      taskStatus: (task: Task) => void;
     },
   ) {
     this.listed = new Listed(parts.name, parts.validateSchema);
-    this.tasks = new TaskCalls(
-      parts.name,
-      parts.requests,
-      this.listed,
-      parts.listTools,
-      parts.currentSession,
-    );
+    this.tasks = new TaskCalls({
+      ...parts,
+      listed: this.listed,
+      session: parts.currentSession,
+    });
   }
 
   /** Made attached to the latest session, as one made with the client and attached to each would be. */

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { SkillVerificationError } from '../errors.js';
 import type { ReadResourceResult } from '../protocol/results.js';
 
-/** The SEP-2640 extension id, under `capabilities.extensions` of a server that serves skills. */
-export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+export { SKILLS_EXTENSION } from '../protocol/extensions.js';
 
 /** One file of a skill as `skills/list` lists it: what its content must hash to and weigh. */
 export interface SkillFile {

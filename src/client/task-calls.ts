@@ -5,14 +5,28 @@ import type { CallToolResult } from '../protocol/results.js';
 import type { RequestOptions } from './connection.js';
 import type { Session } from './eras/session.js';
 import type { Listed } from './listed.js';
+import { isTaskHandle, ModernTasks } from './modern-tasks.js';
 import type { RequestPipeline } from './request-pipeline.js';
 import { readTask, type Task, taskCapabilityError, tasksMethodRefusal } from './tasks.js';
 
 type ToolCall = { name: string; arguments?: Record<string, unknown> };
 
+/** What TaskCalls needs of the Client. */
+export interface TaskCallParts {
+  readonly name: string;
+  readonly requestTimeout: number;
+  readonly requests: RequestPipeline;
+  readonly listed: Listed;
+  readonly listTools: (options?: RequestOptions) => Promise<unknown>;
+  readonly session: () => Session | undefined;
+  /** Reports a task status the client learnt by polling (modern era). */
+  readonly taskStatus: (task: Task) => void;
+}
+
 /**
- * The Client's legacy tasks (2025-11-25): task-augmented tool calls, tasks/get, tasks/result and
- * tasks/cancel, and a `required` tool run as a task by callTool.
+ * The Client's tool calls and tasks, one API for both flavours. Legacy (2025-11-25): task-augmented
+ * tool calls, tasks/get, tasks/result and tasks/cancel, and a `required` tool run as a task by
+ * callTool. Modern: the tasks extension (modern-tasks.ts), where the server decides.
  */
 export class TaskCalls {
   readonly #name: string;
@@ -20,36 +34,57 @@ export class TaskCalls {
   readonly #listed: Listed;
   readonly #listTools: (options?: RequestOptions) => Promise<unknown>;
   readonly #session: () => Session | undefined;
+  readonly #modern: ModernTasks;
   /** The tool of each task started here, by task id; made on the first task. */
   #taskTools: Map<string, string> | undefined;
 
-  constructor(
-    name: string,
-    requests: RequestPipeline,
-    listed: Listed,
-    listTools: (options?: RequestOptions) => Promise<unknown>,
-    session: () => Session | undefined,
-  ) {
-    this.#name = name;
-    this.#requests = requests;
-    this.#listed = listed;
-    this.#listTools = listTools;
-    this.#session = session;
+  constructor(parts: TaskCallParts) {
+    this.#name = parts.name;
+    this.#requests = parts.requests;
+    this.#listed = parts.listed;
+    this.#listTools = parts.listTools;
+    this.#session = parts.session;
+    this.#modern = new ModernTasks({
+      name: parts.name,
+      requestTimeout: parts.requestTimeout,
+      requests: parts.requests,
+      session: parts.session,
+      emit: parts.taskStatus,
+      checkResult: (tool, result) => this.#listed.outputSchemas.check(tool, result),
+    });
   }
 
   /** Forgets the tasks started on an earlier session. */
   clear(): void {
     this.#taskTools = undefined;
+    this.#modern.clear();
   }
 
-  /** True when callTool must go through here on this session (the tools must be listed, or the tool is `required`). */
-  handlesCall(session: Session | undefined, name: string): boolean {
+  /**
+   * callTool: on a legacy server that takes task-augmented calls, the tools are listed first and
+   * a `required` tool runs as a task; in the modern era a task handle is followed to its end.
+   */
+  callTool(params: ToolCall, options?: RequestOptions): Promise<CallToolResult> {
+    const session = this.#session();
     const tasks = this.#listed.toolTasks;
-    return session?.era === 'legacy' && (tasks.mustList(session) || tasks.mustRunAsTask(session, name));
+    if (session?.era === 'legacy' && (tasks.mustList(session) || tasks.mustRunAsTask(session, params?.name)))
+      return this.#legacyCallTool(session, params, options);
+    const started = Date.now();
+    return this.#requests
+      .request('tools/call', params, options)
+      .then((result) =>
+        isTaskHandle(result)
+          ? this.#modern.follow(params.name, result, options ?? {}, started)
+          : this.#listed.outputSchemas.check(params?.name, result as CallToolResult),
+      );
   }
 
   /** A legacy server that declares task-augmented tools/call: list first, run as a task if required. */
-  async callTool(session: Session, params: ToolCall, options?: RequestOptions): Promise<CallToolResult> {
+  async #legacyCallTool(
+    session: Session,
+    params: ToolCall,
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
     const tasks = this.#listed.toolTasks;
     if (tasks.mustList(session)) await this.#listTools(options);
     if (tasks.mustRunAsTask(session, params.name)) return this.#runToolTask(params, options);
@@ -64,6 +99,7 @@ export class TaskCalls {
         server: this.#name,
       });
     const session = await this.#requests.whenReady('tools/call', options);
+    if (session.era === 'modern') return this.#modern.start(session, call as ToolCall & JsonObject, options);
     const tasks = this.#listed.toolTasks;
     if (tasks.mustList(session)) await this.#listTools(options);
     const refusal = tasks.refusal(session, call.name);
@@ -80,10 +116,12 @@ export class TaskCalls {
   }
 
   async getTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    if (await this.#isModern(options)) return this.#modern.getTask(taskId, options);
     return readTask(await this.#taskRequest('tasks/get', { taskId }, options), this.#name, 'tasks/get');
   }
 
   async getTaskResult(taskId: string, options?: RequestOptions): Promise<CallToolResult> {
+    if (await this.#isModern(options)) return this.#modern.getTaskResult(taskId, options);
     const result = (await this.#taskRequest('tasks/result', { taskId }, options)) as CallToolResult;
     const tool = this.#taskTools?.get(taskId);
     if (tool === undefined) return result;
@@ -92,7 +130,13 @@ export class TaskCalls {
   }
 
   async cancelTask(taskId: string, options?: RequestOptions): Promise<Task> {
+    if (await this.#isModern(options)) return this.#modern.cancelTask(taskId, options);
     return readTask(await this.#taskRequest('tasks/cancel', { taskId }, options), this.#name, 'tasks/cancel');
+  }
+
+  async #isModern(options: RequestOptions | undefined): Promise<boolean> {
+    const session = this.#session() ?? (await this.#requests.whenReady('tasks/get', options));
+    return session.era === 'modern';
   }
 
   async #taskRequest(method: string, params: JsonObject, options?: RequestOptions): Promise<unknown> {

@@ -116,10 +116,8 @@ export class ToolTasks {
     );
   }
 
-  /** Why `name` may not be started as a task on this session, or undefined if it may. */
+  /** Why `name` may not be started as a legacy task on this session, or undefined if it may. */
   refusal(session: Session, name: string): string | undefined {
-    if (session.era !== 'legacy')
-      return 'task-augmented tools/call is the 2025-11-25 tasks utility; this server speaks the modern era, where tasks are an extension this client does not implement';
     if (!toolCallTasksDeclared(session.serverCapabilities))
       return 'the server does not declare tasks.requests.tools.call: tool calls must not be task-augmented';
     if (this.supportOf(name) === 'forbidden')
@@ -154,7 +152,7 @@ export function toolCallTasksDeclared(capabilities: ServerCapabilities): boolean
 /** Why a tasks/* method cannot be sent to this session, or undefined if it can. */
 export function tasksMethodRefusal(session: Session, method: string): string | undefined {
   if (session.era !== 'legacy')
-    return `${method} is the 2025-11-25 tasks utility; this server speaks the modern era, where tasks are an extension this client does not implement`;
+    return `${method} is the 2025-11-25 tasks utility; this server speaks the modern era, whose tasks extension has no ${method}`;
   const tasks = session.serverCapabilities.tasks as Record<string, unknown> | undefined;
   if (typeof tasks !== 'object' || tasks === null)
     return `the server does not declare the tasks capability needed by ${method}`;

@@ -307,7 +307,10 @@ test('modern input_required: handlers answer, the retry has a new id, the answer
   assert.deepEqual(retry.arguments, { x: 1 });
   for (const call of calls) validateMessage(call, 'modern', 'CallToolRequest');
   const capabilities = (retry._meta as Record<string, unknown>)['io.modelcontextprotocol/clientCapabilities'];
-  assert.deepEqual(capabilities, { elicitation: { form: {} } });
+  assert.deepEqual(capabilities, {
+    elicitation: { form: {} },
+    extensions: { 'io.modelcontextprotocol/skills': {}, 'io.modelcontextprotocol/tasks': {} },
+  });
   await client.close();
 });
 

@@ -197,7 +197,7 @@ describe('item 62: task-augmented tools/call (legacy)', () => {
     await assert.rejects(other.cancelTask('t'), /does not declare tasks\.cancel/);
   });
 
-  test('tasks/* need the capabilities, and the legacy era', async () => {
+  test('tasks/* need the capabilities (legacy), or the tasks extension (modern)', async () => {
     const none = taskServer({ capabilities: { tools: {} } });
     await using legacy = new Client({ name: 'none', transport: none.spec });
     await legacy.connect();
@@ -208,7 +208,13 @@ describe('item 62: task-augmented tools/call (legacy)', () => {
     const modern = memoryServers({ era: 'modern', capabilities: { tools: {} } });
     await using client = new Client({ name: 'modern', transport: modern.spec });
     await client.connect();
-    await assert.rejects(client.getTaskResult('t'), /modern era, where tasks are an extension/);
+    await assert.rejects(
+      client.getTaskResult('t'),
+      (error: unknown) =>
+        error instanceof CapabilityError &&
+        /does not declare the io\.modelcontextprotocol\/tasks extension/.test(error.message),
+    );
+    assert.equal(modern.servers[0]!.requests('tasks/get').length, 0);
   });
 
   test('giving up on a required tool while its task runs cancels the task with tasks/cancel', async () => {

@@ -166,7 +166,11 @@ test('discovery: auto probes with server/discover, no initialize; capabilities, 
         // Our capabilities follow from the handlers given.
         assert.deepEqual(
           meta[META_CAPABILITIES],
-          { elicitation: { form: {} }, roots: {} },
+          {
+            elicitation: { form: {} },
+            roots: {},
+            extensions: { 'io.modelcontextprotocol/skills': {}, 'io.modelcontextprotocol/tasks': {} },
+          },
           `${message.method}`,
         );
         assert.equal((meta[META_CLIENT_INFO] as { name: string }).name, 'conduit-mcp');

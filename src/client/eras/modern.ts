@@ -1,6 +1,7 @@
-import { AbortError, ProtocolError, RequestTimeoutError } from '../../errors.js';
+import { ProtocolError } from '../../errors.js';
 import type { JsonObject } from '../../jsonrpc/messages.js';
 import { CACHEABLE_METHODS } from '../../protocol/cacheable.js';
+import { CLIENT_EXTENSIONS } from '../../protocol/extensions.js';
 import {
   type LogLevel,
   META_CLIENT_CAPABILITIES,
@@ -12,7 +13,7 @@ import {
 import type { Implementation, ServerCapabilities } from '../../protocol/types.js';
 import type { Connection, InternalRequestOptions } from '../connection.js';
 import { loggingUnsupported } from '../log-level.js';
-import { isInputMethod, MAX_HANDLER_RUNS, runInputHandler } from './handlers.js';
+import { answerInputRequests, type InputRoundLimits } from './input-requests.js';
 import { ModernSender } from './modern-sender.js';
 import type { EraMemory, Session, SessionContext } from './session.js';
 
@@ -36,12 +37,18 @@ export const MAX_INPUT_ROUNDS = 10;
 export function modernMeta(context: SessionContext, version: string): JsonObject {
   const meta: JsonObject = {
     [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: context.capabilities,
+    [META_CLIENT_CAPABILITIES]: modernCapabilities(context),
     [META_CLIENT_INFO]: context.clientInfo,
   };
   const level = context.logLevel();
   if (level) meta[META_LOG_LEVEL] = level;
   return meta;
+}
+
+/** The client's capabilities with the extensions it uses, which only the modern schema can carry. */
+export function modernCapabilities(context: SessionContext): JsonObject {
+  const { capabilities } = context;
+  return { ...capabilities, extensions: { ...capabilities.extensions, ...CLIENT_EXTENSIONS } };
 }
 
 /** The params with the era's `_meta` merged over a `_meta` of their own; the caller's object is not changed. */
@@ -73,9 +80,13 @@ const atLeastOne = (limit: number | undefined) => (limit === undefined ? undefin
 
 interface InputRequiredResult {
   resultType: 'input_required';
-  inputRequests?: Record<string, { method: string; params?: Record<string, unknown> }>;
+  inputRequests?: unknown;
   requestState?: string;
 }
+
+/** A `tools/call` answered with a task handle (the tasks extension, which the client declares). */
+const isTaskHandle = (method: string, resultType: unknown) =>
+  resultType === 'task' && method === 'tools/call';
 
 /**
  * The modern era (2026-07-28): no handshake; every request carries version, capabilities and
@@ -137,7 +148,8 @@ export class ModernSession implements Session {
         : options;
     return this.#sender.send(method, params, first).then((result) => {
       const resultType = (result as { resultType?: unknown } | null)?.resultType;
-      if (resultType === undefined || resultType === 'complete') return result;
+      if (resultType === undefined || resultType === 'complete' || isTaskHandle(method, resultType))
+        return result;
       return this.#inputRounds(method, params, options, started, result);
     });
   }
@@ -183,6 +195,8 @@ export class ModernSession implements Session {
         }
         return result;
       }
+      // A server may settle its input rounds first, then make the call a task.
+      if (isTaskHandle(method, resultType)) return result;
       if (resultType !== 'input_required') {
         throw new ProtocolError(`${method} returned an invalid resultType ${JSON.stringify(resultType)}`, {
           server: this.#context.name,
@@ -202,7 +216,12 @@ export class ModernSession implements Session {
         });
       }
       const required = result as InputRequiredResult;
-      const responses = await this.#fulfil(method, required, options.signal, remaining(timeout)!, timeout);
+      const responses = await answerInputRequests(this.#context, required.inputRequests, {
+        method,
+        signal: options.signal,
+        budget: remaining(timeout)!,
+        timeout,
+      });
       // The retry repeats the original params; only the latest answers and state go with it.
       round = { ...params };
       if (responses) round.inputResponses = responses;
@@ -210,66 +229,9 @@ export class ModernSession implements Session {
     }
   }
 
-  async #fulfil(
-    method: string,
-    required: InputRequiredResult,
-    signal: AbortSignal | undefined,
-    budget: number,
-    timeout: number,
-  ): Promise<JsonObject | undefined> {
-    const requests = required.inputRequests;
-    if (requests === undefined || requests === null) return undefined;
-    if (typeof requests !== 'object') {
-      throw new ProtocolError(`${method} returned inputRequests that is not an object`, {
-        server: this.#context.name,
-      });
-    }
-    if (Object.keys(requests).length > MAX_HANDLER_RUNS) {
-      throw new ProtocolError(
-        `${method} asked for ${Object.keys(requests).length} inputs at once; the client answers at most ${MAX_HANDLER_RUNS}`,
-        { server: this.#context.name },
-      );
-    }
-    const controller = new AbortController();
-    const onAbort = () =>
-      controller.abort(new AbortError(method, signal!.reason, { server: this.#context.name }));
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(
-      () => controller.abort(new RequestTimeoutError(method, timeout, { server: this.#context.name })),
-      budget,
-    );
-    const stopped = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-    });
-    stopped.catch(() => {});
-    try {
-      const entries = await Promise.race([
-        Promise.all(
-          Object.entries(requests).map(async ([key, input]) => {
-            const inputMethod = input?.method;
-            if (typeof inputMethod !== 'string' || !isInputMethod(inputMethod)) {
-              throw new ProtocolError(
-                `${method} asked for an unknown input ${JSON.stringify(inputMethod)} (key ${key})`,
-                {
-                  server: this.#context.name,
-                },
-              );
-            }
-            return [
-              key,
-              await runInputHandler(this.#context, inputMethod, input.params, controller.signal),
-            ] as const;
-          }),
-        ),
-        stopped,
-      ]);
-      return Object.fromEntries(entries);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted) controller.abort(new Error('the input round is over'));
-    }
+  /** Answers a task's `inputRequests` (tasks extension) with the handlers, as an input round does. */
+  answerInputs(requests: unknown, limits: InputRoundLimits): Promise<JsonObject | undefined> {
+    return answerInputRequests(this.#context, requests, limits);
   }
 
   notify(method: string, params?: JsonObject): void {

@@ -11,6 +11,7 @@ import type { Era } from '../../protocol/versions.js';
 import type { InternalRequestOptions } from '../connection.js';
 import type { WarningSink } from '../warnings.js';
 import type { ElicitationMode } from './elicitation.js';
+import type { InputRoundLimits } from './input-requests.js';
 
 /** What every session needs from the client. */
 export interface SessionContext {
@@ -68,6 +69,11 @@ export interface Session {
    * modern: sent with each request). A server without `logging`: a warning, nothing sent.
    */
   applyLogLevel(level: LogLevel, options?: InternalRequestOptions): Promise<void>;
+  /**
+   * Modern era only: answers the `inputRequests` of a task (the tasks extension) with the user's
+   * handlers; resolves with the `inputResponses` for `tasks/update`.
+   */
+  answerInputs?(requests: unknown, limits: InputRoundLimits): Promise<JsonObject | undefined>;
   /** Stops handlers still answering the server. */
   dispose(): void;
 }
