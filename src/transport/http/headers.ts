@@ -2,11 +2,18 @@ import type { JsonObject } from '../../jsonrpc/messages.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/meta.js';
 import { checkToolHeaders, type HeaderBinding } from '../../protocol/tool-headers.js';
 
-/** Methods whose `Mcp-Name` header mirrors a body value (2026-07-28 §Standard Request Headers). */
-const NAME_PARAM: Readonly<Record<string, 'name' | 'uri'>> = {
+/**
+ * Methods whose `Mcp-Name` header mirrors a body value: the core rows of 2026-07-28 §Standard
+ * Request Headers, and the Tasks extension's (SEP-2663: every request for a task carries its id,
+ * so that an intermediary routes it to the instance holding the task).
+ */
+const NAME_PARAM: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** The modern protocol version a message declares in `_meta`, if any. */
@@ -56,7 +63,7 @@ export function paramHeaders(bindings: readonly HeaderBinding[], args: unknown):
 
 /**
  * The routing headers of a modern POST: `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name`
- * for tools/call, prompts/get and resources/read.
+ * for tools/call, prompts/get, resources/read and the task requests.
  */
 export function modernHeaders(
   message: { method: string; params?: JsonObject },

@@ -122,7 +122,10 @@ describe('paramHeaders and modernHeaders', () => {
     });
   });
 
-  test('Mcp-Name only on tools/call, prompts/get and resources/read', () => {
+  test('Mcp-Name only on tools/call, prompts/get, resources/read and the task requests', () => {
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      assert.equal(modernHeaders({ method, params: { taskId: 't-1' } }, 'v')['mcp-name'], 't-1');
+    }
     assert.deepEqual(modernHeaders({ method: 'tools/call', params: { name: 'my-tool' } }, '2026-07-28'), {
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': 'tools/call',
