@@ -32,7 +32,10 @@ if (directory === 'raw') {
       params: {
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
+          // The same capabilities conduit-mcp declares, so that both put the same bytes on the wire.
+          'io.modelcontextprotocol/clientCapabilities': {
+            extensions: { 'io.modelcontextprotocol/skills': {}, 'io.modelcontextprotocol/tasks': {} },
+          },
           'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
         },
       },

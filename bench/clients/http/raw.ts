@@ -61,7 +61,10 @@ class RawHttpConnection {
         ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-          'io.modelcontextprotocol/clientCapabilities': {},
+          // The same capabilities conduit-mcp declares, so that both put the same bytes on the wire.
+          'io.modelcontextprotocol/clientCapabilities': {
+            extensions: { 'io.modelcontextprotocol/skills': {}, 'io.modelcontextprotocol/tasks': {} },
+          },
           'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
         },
       };
