@@ -64,7 +64,17 @@ export type {
 } from './pool/namespace.js';
 export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './pool/options.js';
 export { ClientPool } from './pool/pool.js';
+export type { ToolSearchMatch } from './pool/search.js';
 export type { ServerState, ServerStatus } from './pool/server-status.js';
+export { conduitDirectory } from './pool/state-files.js';
+export {
+  buildToolIndex,
+  FIELD_WEIGHTS,
+  type SearchableTool,
+  type ToolIndex,
+  type ToolMatch,
+  tokenize,
+} from './pool/tool-index.js';
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export { LOG_LEVELS, type LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';

@@ -1,12 +1,12 @@
 // Tool search (issue 39): ClientPool.searchTools ranks with the BM25F index of
-// src/llm/search/tool-index.ts. One row: the median time of one search over 10,000 tools, target
+// src/pool/tool-index.ts. One row: the median time of one search over 10,000 tools, target
 // under 1 ms. MiniSearch (the well-kept search library, same tokenizer, field boosts and prefix
 // rule) is timed on the same tools and queries beside it, in the title, since it was the candidate
 // to replace the index: it gives the same top matches but misses the bar (1.5 ms on these tools,
 // 2.5 to 13 ms on 10,000 copies of the published servers' tools, 13 to 30 times the index's
 // time), so the index stays.
 import MiniSearch from 'minisearch';
-import { buildToolIndex, type SearchableTool, tokenize } from '../../src/llm/search/tool-index.js';
+import { buildToolIndex, type SearchableTool, tokenize } from '../../src/pool/tool-index.js';
 import type { Scenario } from '../core/runner.js';
 import { summarise } from '../core/stats.js';
 import { verdictOf } from '../core/targets.js';

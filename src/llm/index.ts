@@ -5,6 +5,15 @@
  * @packageDocumentation
  * @module conduit-mcp/llm
  */
+
+export {
+  buildToolIndex,
+  FIELD_WEIGHTS,
+  type SearchableTool,
+  type ToolIndex,
+  type ToolMatch,
+  tokenize,
+} from '../index.js';
 export type { ToolCallOf, ToolResultOf, ToolsOf } from './adapters.js';
 export {
   type BudgetOptions,
@@ -39,14 +48,6 @@ export type {
 } from './providers/openai-responses.js';
 export { type ExecuteOptions, executeToolCall } from './run-call.js';
 export { restoreArguments } from './schema/restore-arguments.js';
-export {
-  buildToolIndex,
-  FIELD_WEIGHTS,
-  type SearchableTool,
-  type ToolIndex,
-  type ToolMatch,
-  tokenize,
-} from './search/tool-index.js';
 export { type ToolsForOptions, toolsFor } from './tools-for.js';
 export type { AiSdkTool, AiSdkTools } from './tools-for-ai-sdk.js';
 export { canonicalJson, canonicalTool, FINGERPRINT_FIELDS, toolFingerprint } from './trust/fingerprint.js';

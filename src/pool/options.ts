@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import type { ClientOptions, TransportSpec } from '../client/options.js';
 import { ConfigError } from '../errors.js';
 import {
@@ -61,6 +62,14 @@ export interface ClientPoolOptions {
   readonly maxToolNameLength?: number;
   /** While a server is down: `'list'` its last known tools with `available: false`, or `'drop'` them. @defaultValue 'list' */
   readonly unavailableTools?: 'list' | 'drop';
+  /**
+   * The file (an absolute path) where the pool keeps each server's last tools list, so that
+   * `searchTools` finds the tools of lazy servers not started yet (from an earlier run), and a call
+   * starts only the server that has the tool; `false`: none.
+   * @defaultValue none for `new ClientPool`; for `fromConfigFile`, one file per config file under
+   * the conduit-mcp directory (`~/.config/conduit-mcp/pools/`, see {@link conduitDirectory})
+   */
+  readonly manifest?: string | false;
 }
 
 export interface ResolvedPoolOptions {
@@ -70,6 +79,7 @@ export interface ResolvedPoolOptions {
   readonly lazy: boolean;
   readonly names: NameRule;
   readonly dropUnavailable: boolean;
+  readonly manifest: string | undefined;
 }
 
 const POOL_KEYS = [
@@ -81,6 +91,7 @@ const POOL_KEYS = [
   'toolNameCharacters',
   'maxToolNameLength',
   'unavailableTools',
+  'manifest',
 ] as const;
 
 const DEFAULT_START_TIMEOUT = 60_000;
@@ -111,7 +122,15 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
       `unavailableTools must be 'list' or 'drop', got ${describe(unavailable)}`,
     );
   }
+  const manifest = input.manifest ?? false;
+  if (manifest !== false && (typeof manifest !== 'string' || !path.isAbsolute(manifest))) {
+    throw new ConfigError(
+      'manifest',
+      `manifest must be an absolute file path, or false for none, got ${describe(manifest)}`,
+    );
+  }
   return {
+    manifest: manifest === false ? undefined : manifest,
     concurrency: integerOption(input.concurrency ?? availableParallelism() * 4, 'concurrency', 'servers', 1),
     startTimeout:
       input.startTimeout === undefined ? undefined : durationOption(input.startTimeout, 'startTimeout', 1),

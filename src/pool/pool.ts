@@ -8,6 +8,7 @@ import { configMemberSetup, type FromConfigFileOptions } from './config-file.js'
 import { ServerUnavailableError, UnknownNameError } from './errors.js';
 import type { ClientPoolEvents, ResolvedName } from './events.js';
 import { Limiter } from './limit.js';
+import { ToolManifest } from './manifest.js';
 import { type MemberShared, PoolMember } from './member.js';
 import { isRelayedEvent, type RelayedEvent } from './member-events.js';
 import {
@@ -26,7 +27,9 @@ import {
   splitServerOptions,
 } from './options.js';
 import { ensureUsable, gatherList, resourceOwner, routeName } from './routing.js';
+import { manifestOwner, type SearchCache, searchCandidates, type ToolSearchMatch } from './search.js';
 import type { ServerStatus } from './server-status.js';
+import { poolStateFile } from './state-files.js';
 
 /**
  * Many servers behind one object: started at once (a concurrency limit, a start timeout each), their
@@ -45,6 +48,8 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   #closing: Promise<void> | undefined;
   /** connect() calls under way: while one is, ready servers wait for it to fetch their tools. */
   #connecting = 0;
+  readonly #manifest: ToolManifest | undefined;
+  #searchCache: SearchCache | undefined;
 
   /**
    * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
@@ -52,9 +57,13 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * @throws {@link ConfigError} when the file cannot be read or parsed, or the pool's options are invalid.
    */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
-    const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
+    const { env, input, workspaceFolder, client = {}, oauth, manifest, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
-    const pool = new ClientPool({ ...poolOptions, servers: {} });
+    const pool = new ClientPool({
+      ...poolOptions,
+      manifest: manifest ?? poolStateFile(config.file, 'manifest'),
+      servers: {},
+    });
     pool.#warnings = config.warnings;
     for (const entry of config.servers) {
       pool.#add(new PoolMember(configMemberSetup(entry, pool.#shared, pool.#options, client, oauth)));
@@ -86,7 +95,15 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
       relayed.add(event);
       for (const member of this.#members) member.relay(event);
     });
-    this.#shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 && limiter.busy };
+    const manifest = this.#options.manifest;
+    this.#manifest = manifest === undefined ? undefined : new ToolManifest(manifest, () => this.servers);
+    this.#shared = {
+      limiter,
+      emit,
+      relayed,
+      starting: () => this.#connecting > 0 && limiter.busy,
+      toolsListed: (server, tools) => this.#manifest?.record(server, tools),
+    };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const transport = server.client.transport as { type?: string; url?: string } | undefined;
@@ -114,6 +131,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /** Keys of the config file that no setting uses (ignored), each naming file, server and key. */
   get warnings(): readonly string[] {
     return this.#warnings;
+  }
+
+  /** The file where the pool keeps each server's last tools list (see the `manifest` option), if any. */
+  get manifestFile(): string | undefined {
+    return this.#manifest?.file;
   }
 
   /** The server names, in config order. */
@@ -203,6 +225,38 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   }
 
   /**
+   * The tools that best match `query` (BM25F over name, title, description and argument names;
+   * see {@link buildToolIndex}), best first, at most `limit` (default 10), across every enabled
+   * server: started ones from their live lists (non-lazy ones are started, as connect() does),
+   * lazy ones not started yet from the manifest of an earlier run. Their `callTool` starts only
+   * the server that has the tool.
+   * @throws `TypeError` (rejects) when `query` is not a string; `RangeError` when `limit` is not a positive integer.
+   */
+  async searchTools(
+    query: string,
+    options: { /** Most matches. @defaultValue 10 */ limit?: number } = {},
+  ): Promise<ToolSearchMatch[]> {
+    if (typeof query !== 'string')
+      throw new TypeError(`searchTools needs a query string, got ${typeof query}`);
+    const limit = options.limit ?? 10;
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
+    await this.#manifest?.load();
+    await Promise.all(this.#members.filter((member) => !member.lazy).map((member) => member.start()));
+    await Promise.all(this.#members.map((member) => member.fresh('tools')));
+    const found = searchCandidates(
+      this.#members,
+      this.#options,
+      this.#manifest,
+      this.#searchCache,
+      query,
+      limit,
+    );
+    this.#searchCache = found.cache;
+    return found.matches;
+  }
+
+  /**
    * Every server's prompts under pool names (the same naming as tools).
    * @throws {@link NameCollisionError} (rejects) when two prompts end up with the same pool name.
    */
@@ -242,6 +296,12 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
+    await this.#manifest?.load();
+    const owner = manifestOwner(this.#members, this.#options, this.#manifest, params.name);
+    if (owner?.state === 'idle') {
+      await owner.start();
+      await owner.fresh('tools');
+    }
     const { member, originalName } = await routeName(this.#members, this.#options, 'tool', params.name);
     return member.client!.callTool({ ...params, name: originalName }, options);
   }
@@ -294,7 +354,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /** Closes every server at once (each escalates to its process group on its own schedule). */
   close(): Promise<void> {
-    this.#closing ??= Promise.all(this.#members.map((member) => member.close())).then(() => {});
+    this.#closing ??= Promise.all([
+      ...this.#members.map((member) => member.close()),
+      this.#manifest?.flushed(),
+    ]).then(() => {});
     return this.#closing;
   }
 
