@@ -48,6 +48,7 @@ export type {
 } from './providers/openai-responses.js';
 export { type ExecuteOptions, executeToolCall } from './run-call.js';
 export { restoreArguments } from './schema/restore-arguments.js';
+export { CALL_TOOL_NAME, SEARCH_MODE_TOOLS, SEARCH_TOOL_NAME } from './search-mode.js';
 export { type ToolsForOptions, toolsFor } from './tools-for.js';
 export type { AiSdkTool, AiSdkTools } from './tools-for-ai-sdk.js';
 export { canonicalJson, canonicalTool, FINGERPRINT_FIELDS, toolFingerprint } from './trust/fingerprint.js';
