@@ -77,7 +77,15 @@ export async function runToolCall(
     const args = call.arguments.value;
     if (call.name === SEARCH_TOOL_NAME) {
       try {
-        return { isError: false, parts: [{ type: 'text', text: await runSearch(source, args, () => true) }] };
+        return {
+          isError: false,
+          parts: [
+            {
+              type: 'text',
+              text: await runSearch(source, args, (name) => source.toolTrust(name) === 'trusted'),
+            },
+          ],
+        };
       } catch (error) {
         return failed(`${SEARCH_TOOL_NAME} failed: ${message(error)}`);
       }

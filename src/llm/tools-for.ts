@@ -20,7 +20,7 @@ export interface ToolsForOptions {
    * with code `CONDUIT_MCP_LLM_TOOL`.
    */
   readonly onWarning?: (warning: LlmWarning) => void;
-  /** Only the tools this accepts (by the source's names). Default: every tool. */
+  /** Only the tools this accepts (by the source's names). Default: every tool (a pool's held by its `pinning` policy left out). */
   readonly filter?: (name: string) => boolean;
   /** 'ai-sdk' only: the options of each tool's `execute` (result budget, spill, request options). */
   readonly execute?: ExecuteOptions;
@@ -54,7 +54,9 @@ export async function toolsFor<P extends Provider>(
   const tools =
     options.search === true
       ? SEARCH_MODE_TOOLS
-      : (await listSourceTools(source)).filter((tool) => options.filter?.(tool.name) ?? true);
+      : (await listSourceTools(source)).filter(
+          (tool) => (options.filter?.(tool.name) ?? true) && trusted(source, tool.name),
+        );
   const definitions: unknown[] = [];
   const aiTools: Record<string, unknown> = {};
   for (const tool of tools) {
@@ -79,6 +81,11 @@ export async function toolsFor<P extends Provider>(
     }
   }
   return (provider === 'ai-sdk' ? aiTools : definitions) as ToolsOf[P];
+}
+
+/** A pool's tool held by its pinning policy is not offered. */
+function trusted(source: ToolSource, name: string): boolean {
+  return !isPool(source) || source.toolTrust(name) === 'trusted';
 }
 
 function emitWarning(warning: LlmWarning): void {

@@ -70,6 +70,20 @@ export interface ClientPoolOptions {
    * the conduit-mcp directory (`~/.config/conduit-mcp/pools/`, see {@link conduitDirectory})
    */
   readonly manifest?: string | false;
+  /**
+   * Trust on first use: each tool's fingerprint is pinned when first listed; a tool that changes
+   * later (a restart, `notifications/tools/list_changed`) is reported (`toolsChanged`) and, by
+   * `policy`, kept usable with a warning (`'warn'`), refused until the pins are reset (`'block'`),
+   * or refused until `approveTool` (`'reapprove'`). `file`: where pins are kept (an absolute path).
+   * @defaultValue no pinning; `file`: in memory for `new ClientPool`, for `fromConfigFile` one file
+   * per config file beside its manifest
+   */
+  readonly pinning?: {
+    /** What happens to a changed tool. */
+    readonly policy: 'warn' | 'block' | 'reapprove';
+    /** The pins' file (absolute), or false for memory only. */
+    readonly file?: string | false;
+  };
 }
 
 export interface ResolvedPoolOptions {
@@ -80,6 +94,9 @@ export interface ResolvedPoolOptions {
   readonly names: NameRule;
   readonly dropUnavailable: boolean;
   readonly manifest: string | undefined;
+  readonly pinning:
+    | { readonly policy: 'warn' | 'block' | 'reapprove'; readonly file: string | undefined }
+    | undefined;
 }
 
 const POOL_KEYS = [
@@ -92,6 +109,7 @@ const POOL_KEYS = [
   'maxToolNameLength',
   'unavailableTools',
   'manifest',
+  'pinning',
 ] as const;
 
 const DEFAULT_START_TIMEOUT = 60_000;
@@ -131,6 +149,7 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
   }
   return {
     manifest: manifest === false ? undefined : manifest,
+    pinning: input.pinning === undefined ? undefined : resolvePinning(input.pinning),
     concurrency: integerOption(input.concurrency ?? availableParallelism() * 4, 'concurrency', 'servers', 1),
     startTimeout:
       input.startTimeout === undefined ? undefined : durationOption(input.startTimeout, 'startTimeout', 1),
@@ -147,6 +166,25 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
     },
     dropUnavailable: unavailable === 'drop',
   };
+}
+
+function resolvePinning(raw: unknown): ResolvedPoolOptions['pinning'] {
+  const input = ownProperties(raw, 'pinning');
+  rejectUnknownKeys(input, ['policy', 'file'], 'pinning');
+  const { policy, file = false } = input;
+  if (policy !== 'warn' && policy !== 'block' && policy !== 'reapprove') {
+    throw new ConfigError(
+      'pinning.policy',
+      `pinning.policy must be 'warn', 'block' or 'reapprove', got ${describe(policy)}`,
+    );
+  }
+  if (file !== false && (typeof file !== 'string' || !path.isAbsolute(file))) {
+    throw new ConfigError(
+      'pinning.file',
+      `pinning.file must be an absolute file path, or false, got ${describe(file)}`,
+    );
+  }
+  return { policy, file: file === false ? undefined : file };
 }
 
 /** The pool's startTimeout if given, else the server's connectTimeout if it is a number, else 60000. */

@@ -4,11 +4,11 @@ import type { RequestOptions } from '../client/connection.js';
 import { loadConfigFile } from '../config/load.js';
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/results.js';
 import { SafeEmitter } from '../user-code.js';
+import { PoolCatalog } from './catalog.js';
 import { configMemberSetup, type FromConfigFileOptions } from './config-file.js';
 import { ServerUnavailableError, UnknownNameError } from './errors.js';
 import type { ClientPoolEvents, ResolvedName } from './events.js';
 import { Limiter } from './limit.js';
-import { ToolManifest } from './manifest.js';
 import { type MemberShared, PoolMember } from './member.js';
 import { isRelayedEvent, type RelayedEvent } from './member-events.js';
 import {
@@ -26,8 +26,9 @@ import {
   resolvePoolOptions,
   splitServerOptions,
 } from './options.js';
+import type { ToolTrust } from './pins.js';
 import { ensureUsable, gatherList, resourceOwner, routeName } from './routing.js';
-import { manifestOwner, type SearchCache, searchCandidates, type ToolSearchMatch } from './search.js';
+import type { ToolSearchMatch } from './search.js';
 import type { ServerStatus } from './server-status.js';
 import { poolStateFile } from './state-files.js';
 
@@ -48,8 +49,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   #closing: Promise<void> | undefined;
   /** connect() calls under way: while one is, ready servers wait for it to fetch their tools. */
   #connecting = 0;
-  readonly #manifest: ToolManifest | undefined;
-  #searchCache: SearchCache | undefined;
+  readonly #catalog: PoolCatalog;
 
   /**
    * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
@@ -57,11 +57,12 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * @throws {@link ConfigError} when the file cannot be read or parsed, or the pool's options are invalid.
    */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
-    const { env, input, workspaceFolder, client = {}, oauth, manifest, ...poolOptions } = options;
+    const { env, input, workspaceFolder, client = {}, oauth, manifest, pinning, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
     const pool = new ClientPool({
       ...poolOptions,
       manifest: manifest ?? poolStateFile(config.file, 'manifest'),
+      ...(pinning && { pinning: { file: poolStateFile(config.file, 'pins'), ...pinning } }),
       servers: {},
     });
     pool.#warnings = config.warnings;
@@ -95,14 +96,13 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
       relayed.add(event);
       for (const member of this.#members) member.relay(event);
     });
-    const manifest = this.#options.manifest;
-    this.#manifest = manifest === undefined ? undefined : new ToolManifest(manifest, () => this.servers);
+    this.#catalog = new PoolCatalog(this.#members, this.#options, (event) => emit('toolsChanged', event));
     this.#shared = {
       limiter,
       emit,
       relayed,
       starting: () => this.#connecting > 0 && limiter.busy,
-      toolsListed: (server, tools) => this.#manifest?.record(server, tools),
+      toolsListed: (server, tools) => this.#catalog.listed(server, tools),
     };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
@@ -135,7 +135,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /** The file where the pool keeps each server's last tools list (see the `manifest` option), if any. */
   get manifestFile(): string | undefined {
-    return this.#manifest?.file;
+    return this.#catalog.manifest?.file;
   }
 
   /** The server names, in config order. */
@@ -219,6 +219,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     /** The tools of every shown server, under pool names. */ tools: PoolTool[];
   }> {
     await gatherList(this.#members, 'tools');
+    await this.#catalog.checked();
     const named = this.#named('tools');
     if (named.collision) throw named.collision;
     return { tools: named.list };
@@ -241,19 +242,26 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     const limit = options.limit ?? 10;
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
-    await this.#manifest?.load();
-    await Promise.all(this.#members.filter((member) => !member.lazy).map((member) => member.start()));
-    await Promise.all(this.#members.map((member) => member.fresh('tools')));
-    const found = searchCandidates(
-      this.#members,
-      this.#options,
-      this.#manifest,
-      this.#searchCache,
-      query,
-      limit,
-    );
-    this.#searchCache = found.cache;
-    return found.matches;
+    return this.#catalog.search(query, limit);
+  }
+
+  /**
+   * With `pinning`: where a tool stands, `'trusted'` (callable), `'blocked'` (until
+   * {@link ClientPool.resetPins}) or `'awaiting_approval'` (until {@link ClientPool.approveTool}).
+   * Always `'trusted'` without pinning or for a name the pool does not know.
+   */
+  toolTrust(name: string): ToolTrust {
+    return this.#catalog.trust(name);
+  }
+
+  /** With `pinning: { policy: 'reapprove' }`: trusts a changed tool as it is now. False when it was not awaiting approval. */
+  approveTool(name: string): Promise<boolean> {
+    return this.#catalog.approve(name);
+  }
+
+  /** Forgets the pins of `server` (default: every server); the tools listed next are pinned anew. */
+  async resetPins(server?: string): Promise<void> {
+    await this.#catalog.pins?.reset(server);
   }
 
   /**
@@ -296,12 +304,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
-    await this.#manifest?.load();
-    const owner = manifestOwner(this.#members, this.#options, this.#manifest, params.name);
-    if (owner?.state === 'idle') {
-      await owner.start();
-      await owner.fresh('tools');
-    }
+    await this.#catalog.beforeCall(params.name);
     const { member, originalName } = await routeName(this.#members, this.#options, 'tool', params.name);
     return member.client!.callTool({ ...params, name: originalName }, options);
   }
@@ -356,7 +359,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   close(): Promise<void> {
     this.#closing ??= Promise.all([
       ...this.#members.map((member) => member.close()),
-      this.#manifest?.flushed(),
+      this.#catalog.flushed(),
     ]).then(() => {});
     return this.#closing;
   }
