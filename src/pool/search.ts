@@ -42,35 +42,37 @@ export interface SearchCache {
   index: ToolIndex;
 }
 
+/** Each server's list search covers: its live list, else the manifest's; none for a disabled or closed one. */
+function listsOf(
+  members: readonly PoolMember[],
+  manifest: ToolManifest | undefined,
+): Array<Tool[] | undefined> {
+  return members.map((member) =>
+    member.state === 'disabled' || member.state === 'closed'
+      ? undefined
+      : (member.items('tools') ?? manifest?.tools(member.name)),
+  );
+}
+
 /**
- * The tools search covers: each enabled server's live list, else the manifest's (a lazy server
- * not started yet, or one down with no list in this process). A pool name two servers share goes
- * to the first, as in `listTools`' collision order.
+ * The tools of those lists under pool names, each with where it came from (the live list, or the
+ * manifest: a lazy server not started yet, or one down with no list in this process). A pool name
+ * two servers share goes to the first, as in `listTools`' collision order.
  */
 function candidatesOf(
   members: readonly PoolMember[],
   options: ResolvedPoolOptions,
-  manifest: ToolManifest | undefined,
-): { lists: Array<Tool[] | undefined>; candidates: Candidate[] } {
-  const lists: Array<Tool[] | undefined> = [];
-  const candidates: Candidate[] = [];
-  const seen = new Set<string>();
-  for (const member of members) {
-    if (member.state === 'disabled' || member.state === 'closed') {
-      lists.push(undefined);
-      continue;
-    }
-    const live = member.items('tools');
-    const tools = live ?? manifest?.tools(member.name);
-    lists.push(tools);
-    for (const tool of tools ?? []) {
+  lists: ReadonlyArray<Tool[] | undefined>,
+): Map<string, Candidate> {
+  const byName = new Map<string, Candidate>();
+  for (const [index, member] of members.entries()) {
+    const from = member.items('tools') === lists[index] ? 'live' : 'manifest';
+    for (const tool of lists[index] ?? []) {
       const name = poolName(member.name, tool.name, options.names);
-      if (seen.has(name)) continue;
-      seen.add(name);
-      candidates.push({ member, tool, name, from: live ? 'live' : 'manifest' });
+      if (!byName.has(name)) byName.set(name, { member, tool, name, from });
     }
   }
-  return { lists, candidates };
+  return byName;
 }
 
 /** The best `limit` matches of `query` among the pool's tools; `cache` is reused while the lists stay. */
@@ -82,16 +84,15 @@ export function searchCandidates(
   query: string,
   limit: number,
 ): { matches: ToolSearchMatch[]; cache: SearchCache } {
-  const { lists, candidates } = candidatesOf(members, options, manifest);
+  const lists = listsOf(members, manifest);
   const same =
     cache !== undefined && cache.lists.length === lists.length && cache.lists.every((l, i) => l === lists[i]);
-  const current: SearchCache = same
-    ? cache
-    : {
-        lists,
-        byName: new Map(candidates.map((candidate) => [candidate.name, candidate])),
-        index: buildToolIndex(candidates.map(({ tool, name }) => ({ ...tool, name }))),
-      };
+  let current = cache;
+  if (!same || current === undefined) {
+    const byName = candidatesOf(members, options, lists);
+    const tools = [...byName.values()].map(({ tool, name }) => ({ ...tool, name }));
+    current = { lists, byName, index: buildToolIndex(tools) };
+  }
   const matches = current.index.search(query, { limit }).map(({ name, score }): ToolSearchMatch => {
     const { member, tool, from } = current.byName.get(name)!;
     return {
