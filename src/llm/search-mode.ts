@@ -81,8 +81,8 @@ export async function runSearch(
   const matches = (await pool.searchTools(query, { limit: MAX_LIMIT }))
     .filter((m) => offered(m.name))
     .slice(0, wanted);
-  let known = found.get(pool);
-  if (known === undefined) found.set(pool, (known = new Map()));
+  const known = found.get(pool) ?? new Map<string, Tool>();
+  found.set(pool, known);
   for (const match of matches) {
     known.set(match.name, {
       name: match.name,

@@ -100,7 +100,8 @@ export class ToolPins {
     poolName: (tool: string) => string,
   ): Promise<ToolsChangedEvent | undefined> {
     await this.load();
-    const pins = (this.#pins[server] ??= {});
+    this.#pins[server] ??= {};
+    const pins = this.#pins[server];
     const event = {
       server,
       policy: this.policy,

@@ -133,6 +133,40 @@ test('pins are kept in their file: a server restarted with a changed tool is cau
   assert.equal(pool.toolTrust('files__read_file'), 'blocked');
 });
 
+test('removed tools are reported; a new tool with hidden characters is held under reapprove until approved', async () => {
+  const file = path.join(temporaryDirectory(), 'pins.json');
+  {
+    await using first = new ClientPool({
+      servers: { files: catalog() },
+      pinning: { policy: 'reapprove', file },
+    });
+    await first.listTools();
+  }
+  const sneaky = { name: 'delete_file', description: 'Deletes a file.\u202e', properties: ['path'] };
+  await using pool = new ClientPool({
+    servers: { files: catalog([FILES[0]!, sneaky]) },
+    pinning: { policy: 'reapprove', file },
+  });
+  const event = once(pool, 'toolsChanged') as Promise<[ToolsChangedEvent]>;
+  await pool.connect();
+  const [changed] = await event;
+  assert.deepEqual(changed.added, ['files__delete_file']);
+  assert.deepEqual(changed.removed, ['files__list_directory']);
+  assert.deepEqual(changed.changed, []);
+  assert.deepEqual(changed.hidden, [{ name: 'files__delete_file', fields: ['description'] }]);
+  assert.equal(pool.toolTrust('files__delete_file'), 'awaiting_approval');
+  assert.equal(pool.toolTrust('files__read_file'), 'trusted');
+  await assert.rejects(
+    pool.callTool({ name: 'files__delete_file', arguments: { path: 'x' } }),
+    ToolNotTrustedError,
+  );
+  assert.equal(await pool.approveTool('files__delete_file'), true);
+  assert.match(
+    JSON.stringify(await pool.callTool({ name: 'files__delete_file', arguments: { path: 'x' } })),
+    /delete_file \d+/,
+  );
+});
+
 test('a bad pinning option is a ConfigError naming the key', () => {
   assert.throws(
     () => new ClientPool({ servers: {}, pinning: { policy: 'trust' as 'warn' } }),
