@@ -47,6 +47,13 @@ export {
 } from './config/load.js';
 export { channels } from './diagnostics.js';
 export * from './errors.js';
+export {
+  findHiddenCharacters,
+  findHiddenInTool,
+  type HiddenCharacterKind,
+  type HiddenCharacters,
+  INVISIBLE_CHARACTERS,
+} from './hidden-characters.js';
 export { type Classified, classify, isRequestId, parseMessage } from './jsonrpc/classify.js';
 /** JSON-RPC and MCP error codes, the numbers an {@link McpError}'s `code` may take. */
 export * as ErrorCodes from './jsonrpc/error-codes.js';
@@ -55,6 +62,7 @@ export { serialize } from './jsonrpc/serialize.js';
 export type { ConfigOAuthHooks, FromConfigFileOptions } from './pool/config-file.js';
 export * from './pool/errors.js';
 export type { ClientPoolEvents, ResolvedName } from './pool/events.js';
+export { canonicalJson, canonicalTool, FINGERPRINT_FIELDS, toolFingerprint } from './pool/fingerprint.js';
 export type {
   PoolOrigin,
   PoolPrompt,
@@ -63,8 +71,19 @@ export type {
   PoolTool,
 } from './pool/namespace.js';
 export type { ClientPoolOptions, PoolServerOptions, PoolTransportSpec } from './pool/options.js';
+export type { PinPolicy, ToolsChangedEvent, ToolTrust } from './pool/pins.js';
 export { ClientPool } from './pool/pool.js';
+export type { ToolSearchMatch } from './pool/search.js';
 export type { ServerState, ServerStatus } from './pool/server-status.js';
+export { conduitDirectory } from './pool/state-files.js';
+export {
+  buildToolIndex,
+  FIELD_WEIGHTS,
+  type SearchableTool,
+  type ToolIndex,
+  type ToolMatch,
+  tokenize,
+} from './pool/tool-index.js';
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export { LOG_LEVELS, type LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';

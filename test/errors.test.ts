@@ -26,6 +26,7 @@ import {
   NameCollisionError,
   ServerUnavailableError,
   StartTimeoutError,
+  ToolNotTrustedError,
   UnknownNameError,
 } from '../src/pool/errors.js';
 import type { CloseReason } from '../src/transport/transport.js';
@@ -71,6 +72,11 @@ const EVERY_ERROR: Array<[ConduitError, new (...args: never[]) => ConduitError, 
     'CONDUIT_SERVER_UNAVAILABLE',
   ],
   [new StartTimeoutError('files', 1000), StartTimeoutError, 'CONDUIT_START_TIMEOUT'],
+  [
+    new ToolNotTrustedError('files', 'files__read', 'blocked', 'block'),
+    ToolNotTrustedError,
+    'CONDUIT_TOOL_NOT_TRUSTED',
+  ],
   [new NameCollisionError('x', ['a', 'b'], ['x', 'x'], 'tool'), NameCollisionError, 'CONDUIT_NAME_COLLISION'],
   [new UnknownNameError('tool', 'x', 'no tool x'), UnknownNameError, 'CONDUIT_UNKNOWN_NAME'],
 ];
@@ -285,6 +291,7 @@ describe('error.server', () => {
     new AuthError('token', 'refused', { server, error: 'invalid_grant' }),
     new ServerUnavailableError(server, 'failed', 'down'),
     new StartTimeoutError(server, 1000),
+    new ToolNotTrustedError(server, 'x__read', 'awaiting_approval', 'reapprove'),
   ];
 
   test('every class that can concern one server carries it as a property and names it in the message once', () => {
@@ -303,7 +310,12 @@ describe('error.server', () => {
 
   test('an error about no one server has none', () => {
     for (const [error] of EVERY_ERROR) {
-      if (error instanceof ServerUnavailableError || error instanceof StartTimeoutError) continue;
+      if (
+        error instanceof ServerUnavailableError ||
+        error instanceof StartTimeoutError ||
+        error instanceof ToolNotTrustedError
+      )
+        continue;
       assert.equal(error.server, undefined, error.name);
     }
   });

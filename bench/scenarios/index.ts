@@ -12,6 +12,7 @@ import { httpThroughput } from './http/throughput.js';
 import { many } from './many.js';
 import { pool } from './pool.js';
 import { legacyThroughput, modernThroughput } from './throughput.js';
+import { toolSearch } from './tool-search.js';
 
 export const SCENARIOS: readonly Scenario[] = [
   legacyThroughput,
@@ -25,4 +26,5 @@ export const SCENARIOS: readonly Scenario[] = [
   httpThroughput,
   httpConnect,
   httpMemory,
+  toolSearch,
 ];

@@ -1,3 +1,5 @@
+import type { ToolFormat } from './llm-commands.js';
+
 /** The commands, in the order --help lists them. */
 export const COMMANDS = [
   'inspect',
@@ -8,6 +10,7 @@ export const COMMANDS = [
   'read',
   'prompt',
   'servers',
+  'search',
   'complete',
   'watch',
   'shell',
@@ -27,6 +30,10 @@ export interface CliArguments {
   /** `--args`: a JSON object, `@file.json`, or `-` for stdin. */
   argsJson: string | undefined;
   json: boolean;
+  /** tools: `--format <provider>`, the definitions as that model provider takes them. */
+  format: ToolFormat | undefined;
+  /** search: `--limit <n>`, most matches (default 10). */
+  limit: number | undefined;
   /** Check call arguments against the tool's inputSchema before sending (`--no-validate`: don't). */
   validate: boolean;
   raw: boolean;

@@ -44,10 +44,13 @@ export function checkServerSource(source: {
 }): void {
   const { command, config, server, serverCommand, url } = source;
   // servers, and tools and call without --server, take the whole file.
-  const wholeFile = command === 'servers' || (/^(tools|call)$/.test(command) && server === undefined);
-  if (command === 'servers' && (config === undefined || server !== undefined)) {
+  const wholeFile =
+    command === 'servers' || command === 'search' || (/^(tools|call)$/.test(command) && server === undefined);
+  if ((command === 'servers' || command === 'search') && (config === undefined || server !== undefined)) {
     throw new UsageProblem(
-      'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json',
+      command === 'servers'
+        ? 'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json'
+        : 'search takes --config <file> (and no --server): conduit-mcp search <query> --config mcp.json',
     );
   }
   if (!(wholeFile && config !== undefined) && (config === undefined) !== (server === undefined)) {

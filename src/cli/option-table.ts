@@ -6,6 +6,8 @@ export const OPTIONS = {
   arg: { type: 'string', multiple: true },
   args: { type: 'string' },
   json: { type: 'boolean' },
+  format: { type: 'string' },
+  limit: { type: 'string' },
   'no-validate': { type: 'boolean' },
   raw: { type: 'boolean' },
   structured: { type: 'boolean' },
@@ -50,6 +52,7 @@ const NUMBER_OPTIONS = new Set([
   '--max-message-bytes',
   '--max-junk-lines',
   '--stderr-tail',
+  '--limit',
 ]);
 
 /** The options' values as given, before any is checked. */

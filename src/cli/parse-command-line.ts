@@ -3,6 +3,7 @@ import path from 'node:path';
 import { LOG_LEVELS, MAX_TIMER_MS } from '../index.js';
 import { type CliArguments, COMMANDS, type CommandName } from './cli-arguments.js';
 import { UsageProblem } from './exit-codes.js';
+import { checkLlmOptions, FORMATS } from './llm-commands.js';
 import {
   checkArgumentOptions,
   checkOAuthOptions,
@@ -89,10 +90,18 @@ function checkPassEnv(names: readonly string[]): void {
 }
 
 /** How many positionals a command takes itself: a URL after them names the server. */
-const OWN_POSITIONALS: Record<string, number> = { call: 2, read: 2, prompt: 2, complete: 4, logout: 2 };
+const OWN_POSITIONALS: Record<string, number> = {
+  search: 2,
+  call: 2,
+  read: 2,
+  prompt: 2,
+  complete: 4,
+  logout: 2,
+};
 
 /** What the commands with a target need, in the words of their usage. */
 const TARGETS: Record<string, string> = {
+  search: 'a query: conduit-mcp search <query> --config <file>',
   call: 'a tool name: conduit-mcp call <tool> -- <server>',
   read: 'a resource URI: conduit-mcp read <uri> -- <server>',
   prompt: 'a prompt name: conduit-mcp prompt <name> -- <server>',
@@ -204,6 +213,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
   checkServerSource({ command, config: values.config, server, serverCommand, url });
   checkServerCommand(serverCommand);
   checkArgumentOptions(command, values);
+  checkLlmOptions(command, values);
   const grant =
     values.grant === undefined
       ? undefined
@@ -221,6 +231,8 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     args: (values.arg ?? []).map((value) => pair(value, '--arg', 'path=/tmp')),
     argsJson: values.args,
     json: values.json === true,
+    format: values.format === undefined ? undefined : oneOf('--format', values.format, FORMATS),
+    limit: wholeNumber('--limit', values.limit, undefined, 1),
     validate: values['no-validate'] !== true,
     raw: values.raw === true,
     structured: values.structured === true,

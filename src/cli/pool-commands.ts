@@ -4,6 +4,7 @@ import type { CliArguments, Environment } from './cli-arguments.js';
 import { loadCliConfig } from './config.js';
 import { configInputs } from './config-input.js';
 import { EXIT, UsageProblem } from './exit-codes.js';
+import { printSearch, printToolDefinitions } from './llm-commands.js';
 import { poolMessage } from './messages.js';
 import type { Output } from './output.js';
 import { oneLine, toolsTable } from './render.js';
@@ -18,6 +19,7 @@ import { closestName } from './undeclared-arguments.js';
 export function usesPool(cli: CliArguments): boolean {
   return (
     cli.command === 'servers' ||
+    cli.command === 'search' ||
     ((cli.command === 'tools' || cli.command === 'call') &&
       cli.config !== undefined &&
       cli.server === undefined)
@@ -36,6 +38,7 @@ export async function runPoolCommand(
   environment: Environment,
 ): Promise<number> {
   await using pool = openPool(cli, output, configDirectoryOf(environment));
+  if (cli.command === 'search') return await stopper.race(printSearch(pool, cli, output));
   await stopper.race(pool.connect());
   if (cli.command === 'call') {
     return await callPoolTool(pool, cli, output, stopper);
@@ -49,6 +52,7 @@ export async function runPoolCommand(
     consentHints(cli, output, status);
     return status.every((s) => s.state === 'ready' || s.state === 'disabled') ? EXIT.ok : EXIT.serverDown;
   }
+  if (cli.format !== undefined) return await stopper.race(printToolDefinitions(pool, cli.format, output));
   const { tools } = await stopper.race(pool.listTools());
   for (const s of pool.status()) {
     if (s.state !== 'ready' && s.state !== 'disabled' && s.state !== 'needs_auth') {

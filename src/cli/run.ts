@@ -3,6 +3,7 @@ import { callTool, clientToolHost, printToolResult } from './call-tool.js';
 import type { CliArguments, Environment } from './cli-arguments.js';
 import { FormTerminal } from './elicit.js';
 import { EXIT, exitCodeFor, UsageProblem } from './exit-codes.js';
+import { printToolDefinitions } from './llm-commands.js';
 import type { Output } from './output.js';
 import { runPoolCommand, usesPool } from './pool-commands.js';
 import {
@@ -127,6 +128,7 @@ async function dispatch(
       return EXIT.ok;
     }
     case 'tools': {
+      if (cli.format !== undefined) return printToolDefinitions(client, cli.format, output);
       const { tools } = await client.listTools(undefined, options);
       print(() => toolsTable(policy, tools, output.width), tools);
       return EXIT.ok;
@@ -188,6 +190,7 @@ async function dispatch(
       return runShell(client, cli, output, stopper, formTerminal!, environment);
     }
     case 'servers':
+    case 'search':
     case 'logout':
       throw new Error(`${cli.command} runs before any server starts (runCommand)`);
   }

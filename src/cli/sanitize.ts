@@ -4,10 +4,10 @@
  * isolates, zero-width characters), are shown as visible escapes such as `\x1b` and `\u202e`.
  * An escape sequence is neutralised by its ESC: `\x1b[31m` prints as those seven characters.
  */
-const UNSAFE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
-const UNSAFE_IN_LINE =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+import { INVISIBLE_CHARACTERS } from '../index.js';
+
+const UNSAFE = new RegExp(`[${INVISIBLE_CHARACTERS}]`, 'g');
+const UNSAFE_IN_LINE = new RegExp(`[\\t\\n${INVISIBLE_CHARACTERS}]`, 'g');
 
 function escapeCharacter(character: string): string {
   const code = character.charCodeAt(0);

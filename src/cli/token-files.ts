@@ -1,23 +1,15 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { FileTokenStore } from '../index.js';
+import { conduitDirectory, FileTokenStore } from '../index.js';
 import type { Environment } from './cli-arguments.js';
 
-/**
- * conduit-mcp's own directory: `%APPDATA%\conduit-mcp` on Windows, else
- * `$XDG_CONFIG_HOME/conduit-mcp` (an absolute XDG_CONFIG_HOME only, as the XDG spec says), else
- * `~/.config/conduit-mcp`.
- */
+/** conduit-mcp's own directory (see conduitDirectory). */
 export function configDirectory(
   env: Readonly<Record<string, string | undefined>>,
   platform: NodeJS.Platform,
   home: string,
 ): string {
-  if (platform === 'win32') {
-    return path.win32.join(env.APPDATA || path.win32.join(home, 'AppData', 'Roaming'), 'conduit-mcp');
-  }
-  const xdg = env.XDG_CONFIG_HOME;
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.config'), 'conduit-mcp');
+  return conduitDirectory(env, platform, home);
 }
 
 /** A server is its endpoint without query or fragment: `https://host/mcp?x=1` is `https://host/mcp`. */

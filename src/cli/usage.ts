@@ -5,16 +5,20 @@ export const HELP_HINT = "run 'conduit-mcp --help' for usage";
 export const USAGE = `Usage: conduit-mcp <command> [options] -- <server command> [args...]
        conduit-mcp <command> [options] <https://host/mcp>   an HTTP server (Streamable HTTP or HTTP+SSE)
        conduit-mcp <command> [options] --config <file> --server <name>
-       conduit-mcp servers|tools|call --config <file>   every server of the file, started in parallel
+       conduit-mcp servers|tools|call|search --config <file>   every server of the file, started in parallel
 
 Commands:
   inspect                 era, protocol version, server info, capabilities, instructions, and every list
   tools | resources | prompts   one list (tools with their parameters)
+  tools --format openai|openai-responses|anthropic|gemini|ai-sdk   the tool definitions as that
+                          model provider takes them (JSON; a tool it cannot take is named on stderr)
   call <tool>             call a tool (--arg key=value ..., --args '{"key":1}', --args @file.json, --args -);
                           arguments are checked against its input schema first (--no-validate: not)
   read <uri>              read a resource
   prompt <name>           get a prompt (--arg key=value ...)
   servers --config <file> each server's state, era and tool count (exit 3 if one is not ready)
+  search <query> --config <file>   the tools that best match the query across the file's servers
+                          (--limit <n>, default 10; lazy servers not started: from an earlier run)
   complete <ref> <argument> <value>   completions; <ref> is prompt:<name> or resource:<uri template> (--arg k=v: context)
   watch [uri...]          print list-changed notifications, and resource-updated ones for each uri, as they arrive
   shell                   one server, many commands (tab completes tool names; history);

@@ -61,6 +61,7 @@ export const ENTRY_KEYS = [
   'headers',
   'oauth',
   'disabled',
+  'lazy',
 ] as const;
 const TYPES: Record<string, 'stdio' | 'http'> = {
   stdio: 'stdio',

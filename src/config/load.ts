@@ -42,6 +42,8 @@ export interface ConfigServer {
   readonly name: string;
   /** `"disabled": true` in the file: listed, never started. */
   readonly disabled: boolean;
+  /** `"lazy": true` or `false` in the file: started on first use, or with the pool; undefined: the pool's `lazy`. */
+  readonly lazy: boolean | undefined;
   /** What is wrong with this entry, if anything; the other entries are unaffected. */
   readonly error: ConfigError | undefined;
   /** The `${input:id}` ids it uses. */
@@ -153,12 +155,20 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
           `${file}: ${key}.disabled: must be true or false, got ${describe(entry.disabled)}`,
         );
       }
+      if (entry.lazy !== undefined && typeof entry.lazy !== 'boolean') {
+        throw new ConfigError(
+          `${key}.lazy`,
+          `${file}: ${key}.lazy: must be true (start on first use) or false, got ${describe(entry.lazy)}`,
+        );
+      }
       const disabled = entry.disabled === true;
+      const lazy = entry.lazy as boolean | undefined;
       const template = readEntry(entry, key, { file, directory, scope, warnings });
       const ids = entryInputs(template);
       return {
         name,
         disabled,
+        lazy,
         error: undefined,
         inputs: ids,
         resolved: ids.length === 0 ? buildTransport(template, new Map(), directory) : undefined,
@@ -173,6 +183,7 @@ export function parseConfig(text: string, file: string, options: LoadConfigOptio
       return {
         name,
         disabled,
+        lazy: undefined,
         error,
         inputs: [],
         resolved: undefined,

@@ -5,6 +5,23 @@
  * @packageDocumentation
  * @module conduit-mcp/llm
  */
+
+export {
+  buildToolIndex,
+  canonicalJson,
+  canonicalTool,
+  FIELD_WEIGHTS,
+  FINGERPRINT_FIELDS,
+  findHiddenCharacters,
+  findHiddenInTool,
+  type HiddenCharacterKind,
+  type HiddenCharacters,
+  type SearchableTool,
+  type ToolIndex,
+  type ToolMatch,
+  tokenize,
+  toolFingerprint,
+} from '../index.js';
 export type { ToolCallOf, ToolResultOf, ToolsOf } from './adapters.js';
 export {
   type BudgetOptions,
@@ -39,23 +56,9 @@ export type {
 } from './providers/openai-responses.js';
 export { type ExecuteOptions, executeToolCall } from './run-call.js';
 export { restoreArguments } from './schema/restore-arguments.js';
-export {
-  buildToolIndex,
-  FIELD_WEIGHTS,
-  type SearchableTool,
-  type ToolIndex,
-  type ToolMatch,
-  tokenize,
-} from './search/tool-index.js';
+export { CALL_TOOL_NAME, SEARCH_MODE_TOOLS, SEARCH_TOOL_NAME } from './search-mode.js';
 export { type ToolsForOptions, toolsFor } from './tools-for.js';
 export type { AiSdkTool, AiSdkTools } from './tools-for-ai-sdk.js';
-export { canonicalJson, canonicalTool, FINGERPRINT_FIELDS, toolFingerprint } from './trust/fingerprint.js';
-export {
-  findHiddenCharacters,
-  findHiddenInTool,
-  type HiddenCharacterKind,
-  type HiddenCharacters,
-} from './trust/hidden-characters.js';
 export {
   type LlmWarning,
   PROVIDERS,

@@ -5,7 +5,7 @@
  * call: each becomes an error result the model can read and act on. Only a host's own mistakes
  * throw (an unknown provider, a bad budget).
  */
-import type { RequestOptions } from '../index.js';
+import type { RequestOptions, Tool } from '../index.js';
 import { checkSchema } from '../protocol/json-schema.js';
 import { describeSchemaErrors } from '../protocol/schema-validation.js';
 import { adapterFor, type ToolCallOf, type ToolResultOf } from './adapters.js';
@@ -14,6 +14,14 @@ import { renderResult } from './results.js';
 import { inlineRefs } from './schema/inline-refs.js';
 import type { JsonSchema } from './schema/json-schema-node.js';
 import { restoreArguments } from './schema/restore-arguments.js';
+import {
+  CALL_TOOL_NAME,
+  foundToolCall,
+  isPool,
+  isSearchModeCall,
+  runSearch,
+  SEARCH_TOOL_NAME,
+} from './search-mode.js';
 import { findTool, knownToolNames } from './source.js';
 import type { MediaSupport, ParsedCall, Provider, RenderedResult, ToolSource } from './types.js';
 
@@ -48,20 +56,49 @@ export async function executeToolCall<P extends Provider>(
   return adapter.resultBlock(parsed, rendered) as ToolResultOf[P];
 }
 
-/** Runs `call` against `source` and renders its result for a model with `media` support. */
+const failed = (text: string): RenderedResult => ({ isError: true, parts: [{ type: 'text', text }] });
+
+/**
+ * Runs `call` against `source` and renders its result for a model with `media` support; search
+ * mode's two tools are run here too. `known`: the tool as a search found it (its schema checks the
+ * arguments without listing every server).
+ */
 export async function runToolCall(
   source: ToolSource,
   call: ParsedCall,
   media: MediaSupport,
   options: ExecuteOptions,
+  known?: Tool,
 ): Promise<RenderedResult> {
   const maxBytes = budgetBytes(options);
-  const failed = (text: string): RenderedResult => ({ isError: true, parts: [{ type: 'text', text }] });
   if ('error' in call.arguments)
     return failed(`Tool "${call.name}" was not called: ${call.arguments.error}.`);
-  let tool: Awaited<ReturnType<typeof findTool>>;
+  if (known === undefined && isPool(source) && isSearchModeCall(source, call.name)) {
+    const args = call.arguments.value;
+    if (call.name === SEARCH_TOOL_NAME) {
+      try {
+        return {
+          isError: false,
+          parts: [
+            {
+              type: 'text',
+              text: await runSearch(source, args, (name) => source.toolTrust(name) === 'trusted'),
+            },
+          ],
+        };
+      } catch (error) {
+        return failed(`${SEARCH_TOOL_NAME} failed: ${message(error)}`);
+      }
+    }
+    const target = foundToolCall(source, call, args);
+    if ('error' in target) return failed(`${CALL_TOOL_NAME} was not run: ${target.error}.`);
+    if (isSearchModeCall(source, target.call.name))
+      return failed(`${CALL_TOOL_NAME} calls the tools ${SEARCH_TOOL_NAME} finds, not itself.`);
+    return runToolCall(source, target.call, media, options, target.tool);
+  }
+  let tool: Tool | undefined = known;
   try {
-    tool = await findTool(source, call.name);
+    tool ??= await findTool(source, call.name);
   } catch (error) {
     return failed(
       `Tool "${call.name}" was not called: its server's tools could not be listed (${message(error)}).`,

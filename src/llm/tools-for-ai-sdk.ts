@@ -25,9 +25,9 @@ export interface AiSdkTool {
   /** Runs the call on the server (validation, routing, budget) and resolves with the rendered result. */
   // biome-ignore lint/suspicious/noExplicitAny: ai's ToolCallOptions, likewise
   readonly execute?: (input: Record<string, unknown>, options: any) => Promise<RenderedResult>;
-  /** Turns the rendered result into what the model is shown (text, media, or error text). */
+  /** Turns the rendered result (v5; v6 and v7: `{ output }`) into what the model is shown (text, media, or error text). */
   // biome-ignore lint/suspicious/noExplicitAny: ai's tool result output, likewise
-  readonly toModelOutput?: (output: RenderedResult) => any;
+  readonly toModelOutput?: (given: any) => any;
 }
 
 /** AI SDK tools by name: pass as `tools` to generateText or streamText. */
@@ -45,12 +45,20 @@ async function loadAi(): Promise<AiModule> {
     (module) => module as unknown as AiModule,
     (error: unknown) => {
       loaded = undefined;
-      throw new Error(`toolsFor('ai-sdk') needs the \`ai\` package, v5: npm install ai@5`, {
+      throw new Error(`toolsFor('ai-sdk') needs the \`ai\` package (v5, v6 or v7): npm install ai`, {
         cause: error,
       });
     },
   );
   return loaded;
+}
+
+/**
+ * What the model is shown of a tool's result: `ai` v5 passes the result itself, v6 and v7 an
+ * object holding it as `output` (with the call's id and input).
+ */
+function modelOutput(given: RenderedResult | { output: RenderedResult }) {
+  return toAiSdkOutput('parts' in given ? given : given.output);
 }
 
 /** One converted tool as an AI SDK tool. */
@@ -74,6 +82,6 @@ export async function aiSdkTool(
           ? { ...options, requestOptions: { ...options.requestOptions, signal: call.abortSignal } }
           : options,
       ),
-    toModelOutput: toAiSdkOutput,
+    toModelOutput: modelOutput,
   }) as unknown as AiSdkTool;
 }

@@ -6,6 +6,7 @@
 import { adapterFor, type ToolsOf } from './adapters.js';
 import { convertTool } from './convert.js';
 import type { ExecuteOptions } from './run-call.js';
+import { CALL_TOOL_NAME, isPool, SEARCH_MODE_TOOLS } from './search-mode.js';
 import { listSourceTools } from './source.js';
 import { aiSdkTool } from './tools-for-ai-sdk.js';
 import type { LlmWarning, Provider, ToolSource } from './types.js';
@@ -19,10 +20,17 @@ export interface ToolsForOptions {
    * with code `CONDUIT_MCP_LLM_TOOL`.
    */
   readonly onWarning?: (warning: LlmWarning) => void;
-  /** Only the tools this accepts (by the source's names). Default: every tool. */
+  /** Only the tools this accepts (by the source's names). Default: every tool (a pool's held by its `pinning` policy left out). */
   readonly filter?: (name: string) => boolean;
   /** 'ai-sdk' only: the options of each tool's `execute` (result budget, spill, request options). */
   readonly execute?: ExecuteOptions;
+  /**
+   * A ClientPool only: offer two tools instead of every tool, `search_tools` (finds tools by what
+   * they do: names, descriptions, input schemas) and `call_tool` (calls a found tool by name);
+   * executeToolCall runs both. Lazy servers not started yet are searched from the pool's manifest.
+   * @defaultValue false
+   */
+  readonly search?: boolean;
 }
 
 /**
@@ -30,8 +38,9 @@ export interface ToolsForOptions {
  * Chat Completions or Responses function tools, Anthropic Messages tools, Gemini function
  * declarations, or an AI SDK `tools` object (needs the `ai` package). Rejects as `listTools` does
  * (e.g. NameCollisionError for a pool), or when 'ai-sdk' is asked for and `ai` is not installed.
+ * With `search: true`, the two tools of search mode instead (see {@link ToolsForOptions.search}).
  *
- * @throws `TypeError` (rejects) when `provider` is not one of {@link PROVIDERS}.
+ * @throws `TypeError` (rejects) when `provider` is not one of {@link PROVIDERS}, or `search` is asked of a Client.
  */
 export async function toolsFor<P extends Provider>(
   provider: P,
@@ -40,11 +49,19 @@ export async function toolsFor<P extends Provider>(
 ): Promise<ToolsOf[P]> {
   const adapter = adapterFor(provider);
   const warn = options.onWarning ?? emitWarning;
-  const tools = (await listSourceTools(source)).filter((tool) => options.filter?.(tool.name) ?? true);
+  if (options.search === true && !isPool(source))
+    throw new TypeError('toolsFor(..., { search: true }) needs a ClientPool: search mode searches its tools');
+  const tools =
+    options.search === true
+      ? SEARCH_MODE_TOOLS
+      : (await listSourceTools(source)).filter(
+          (tool) => (options.filter?.(tool.name) ?? true) && trusted(source, tool.name),
+        );
   const definitions: unknown[] = [];
   const aiTools: Record<string, unknown> = {};
   for (const tool of tools) {
-    const converted = convertTool(provider, tool, options);
+    // call_tool's free-form `arguments` object can never be strict: no note about it.
+    const converted = convertTool(provider, tool, tool.name === CALL_TOOL_NAME ? { strict: false } : options);
     if ('error' in converted) {
       warn({ tool: tool.name, provider, leftOut: true, reason: converted.error });
       continue;
@@ -64,6 +81,11 @@ export async function toolsFor<P extends Provider>(
     }
   }
   return (provider === 'ai-sdk' ? aiTools : definitions) as ToolsOf[P];
+}
+
+/** A pool's tool held by its pinning policy is not offered. */
+function trusted(source: ToolSource, name: string): boolean {
+  return !isPool(source) || source.toolTrust(name) === 'trusted';
 }
 
 function emitWarning(warning: LlmWarning): void {

@@ -54,7 +54,7 @@ export function configMemberSetup(
     options: known ? withTransport(known) : undefined,
     error: entry.error,
     disabled: entry.disabled,
-    lazy: pool.lazy,
+    lazy: entry.lazy ?? pool.lazy,
     startTimeout: durationOption(
       defaultStartTimeout(pool, client.connectTimeout),
       'client.connectTimeout',

@@ -69,3 +69,29 @@ export class UnknownNameError extends ConduitError {
     super(message);
   }
 }
+
+/**
+ * A pool tool is held by pinning: it changed since it was pinned (or carries hidden characters),
+ * and the policy (`block`, or `reapprove` before the host approves it) keeps it from being called.
+ */
+export class ToolNotTrustedError extends ConduitError {
+  readonly code = 'CONDUIT_TOOL_NOT_TRUSTED';
+  declare readonly server: string;
+  /** Made by the pool for a call of a held tool. */
+  constructor(
+    server: string,
+    /** The tool's pool name. */
+    readonly tool: string,
+    /** `'blocked'` (until the pins are reset) or `'awaiting_approval'` (until `approveTool`). */
+    readonly trust: 'blocked' | 'awaiting_approval',
+    /** The pool's pinning policy. */
+    readonly policy: string,
+  ) {
+    super(
+      trust === 'blocked'
+        ? `tool ${tool} changed since it was pinned and the pinning policy is "block": it is not called until the pins are reset (pool.resetPins())`
+        : `tool ${tool} changed since it was pinned and waits for approval: call pool.approveTool(${JSON.stringify(tool)}) once the change is reviewed`,
+      { server },
+    );
+  }
+}

@@ -3,6 +3,7 @@ import type { ReadyEvent } from '../client/supervisor.js';
 import type { JsonRpcNotification } from '../jsonrpc/messages.js';
 import type { LogMessage } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
+import type { ToolsChangedEvent } from './pins.js';
 import type { ServerState } from './server-status.js';
 
 type WithServer<T> = { server: string } & T;
@@ -71,6 +72,11 @@ export interface ClientPoolEvents {
       /** The server's name. */ server: string;
     },
   ];
+  /**
+   * With `pinning`: a server's tools differ from their pins (added, removed, changed with which
+   * fields, hidden characters); a changed tool's `trust` says whether the policy holds it.
+   */
+  toolsChanged: [event: ToolsChangedEvent];
   /** A server's resource or template list changed. */
   resourcesListChanged: [
     event: {

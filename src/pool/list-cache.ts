@@ -9,6 +9,12 @@ export type ListItems = {
   resourceTemplates: ResourceTemplate;
 };
 
+/** Where a cache's lists come from, and who hears of each fetched list. */
+export interface ListOwner {
+  readonly client: Client | undefined;
+  listed(kind: ListKind, items: unknown[]): void;
+}
+
 interface List {
   items: unknown[] | undefined;
   stale: boolean;
@@ -30,11 +36,11 @@ const CAPABILITY: Record<ListKind, string> = {
  * change during a fetch runs one more.
  */
 export class ListCache {
-  readonly #owner: { readonly client: Client | undefined };
+  readonly #owner: ListOwner;
   readonly #lists: { [K in ListKind]?: List } = {};
 
-  /** `owner.client`: the Client lists are fetched from, read at each fetch. */
-  constructor(owner: { readonly client: Client | undefined }) {
+  /** `owner.client`: the Client lists are fetched from, read at each fetch; `owner.listed` hears each list. */
+  constructor(owner: ListOwner) {
     this.#owner = owner;
   }
 
@@ -72,6 +78,7 @@ export class ListCache {
         list.stale = false;
         try {
           list.items = await this.#fetch(kind);
+          this.#owner.listed(kind, list.items);
         } catch {
           list.stale = true; // the next list tries again; the server's own error shows in status()
           break;

@@ -4,6 +4,7 @@ import { Client } from '../client/client.js';
 import type { ClientOptions } from '../client/options.js';
 import type { ReconnectingEvent } from '../client/supervisor.js';
 import { ClientClosedError, ConnectionClosedError } from '../errors.js';
+import type { Tool } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
 import { StartTimeoutError } from './errors.js';
 import type { Limiter } from './limit.js';
@@ -25,6 +26,8 @@ export interface MemberShared {
    * boots (ClientPool.connect).
    */
   readonly starting: () => boolean;
+  /** A server listed its tools (each fetch of the list, in its own names). */
+  readonly toolsListed: (server: string, tools: Tool[]) => void;
 }
 
 /** A member's own settings. */
@@ -276,6 +279,11 @@ export class PoolMember {
       // Gave up after a loss. Before the first ready, connect()'s rejection brings the cause.
       this.#fail(this.#error ?? new ClientClosedError(reason, { server: this.name }));
     }
+  }
+
+  /** The list cache fetched a list. */
+  listed(kind: ListKind, items: unknown[]): void {
+    if (kind === 'tools') this.#shared.toolsListed(this.name, items as Tool[]);
   }
 
   onListsChanged(kinds: readonly ListKind[]): void {

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import type { ClientOptions, TransportSpec } from '../client/options.js';
 import { ConfigError } from '../errors.js';
 import {
@@ -61,6 +62,28 @@ export interface ClientPoolOptions {
   readonly maxToolNameLength?: number;
   /** While a server is down: `'list'` its last known tools with `available: false`, or `'drop'` them. @defaultValue 'list' */
   readonly unavailableTools?: 'list' | 'drop';
+  /**
+   * The file (an absolute path) where the pool keeps each server's last tools list, so that
+   * `searchTools` finds the tools of lazy servers not started yet (from an earlier run), and a call
+   * starts only the server that has the tool; `false`: none.
+   * @defaultValue none for `new ClientPool`; for `fromConfigFile`, one file per config file under
+   * the conduit-mcp directory (`~/.config/conduit-mcp/pools/`, see {@link conduitDirectory})
+   */
+  readonly manifest?: string | false;
+  /**
+   * Trust on first use: each tool's fingerprint is pinned when first listed; a tool that changes
+   * later (a restart, `notifications/tools/list_changed`) is reported (`toolsChanged`) and, by
+   * `policy`, kept usable with a warning (`'warn'`), refused until the pins are reset (`'block'`),
+   * or refused until `approveTool` (`'reapprove'`). `file`: where pins are kept (an absolute path).
+   * @defaultValue no pinning; `file`: in memory for `new ClientPool`, for `fromConfigFile` one file
+   * per config file beside its manifest
+   */
+  readonly pinning?: {
+    /** What happens to a changed tool. */
+    readonly policy: 'warn' | 'block' | 'reapprove';
+    /** The pins' file (absolute), or false for memory only. */
+    readonly file?: string | false;
+  };
 }
 
 export interface ResolvedPoolOptions {
@@ -70,6 +93,10 @@ export interface ResolvedPoolOptions {
   readonly lazy: boolean;
   readonly names: NameRule;
   readonly dropUnavailable: boolean;
+  readonly manifest: string | undefined;
+  readonly pinning:
+    | { readonly policy: 'warn' | 'block' | 'reapprove'; readonly file: string | undefined }
+    | undefined;
 }
 
 const POOL_KEYS = [
@@ -81,6 +108,8 @@ const POOL_KEYS = [
   'toolNameCharacters',
   'maxToolNameLength',
   'unavailableTools',
+  'manifest',
+  'pinning',
 ] as const;
 
 const DEFAULT_START_TIMEOUT = 60_000;
@@ -111,7 +140,16 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
       `unavailableTools must be 'list' or 'drop', got ${describe(unavailable)}`,
     );
   }
+  const manifest = input.manifest ?? false;
+  if (manifest !== false && (typeof manifest !== 'string' || !path.isAbsolute(manifest))) {
+    throw new ConfigError(
+      'manifest',
+      `manifest must be an absolute file path, or false for none, got ${describe(manifest)}`,
+    );
+  }
   return {
+    manifest: manifest === false ? undefined : manifest,
+    pinning: input.pinning === undefined ? undefined : resolvePinning(input.pinning),
     concurrency: integerOption(input.concurrency ?? availableParallelism() * 4, 'concurrency', 'servers', 1),
     startTimeout:
       input.startTimeout === undefined ? undefined : durationOption(input.startTimeout, 'startTimeout', 1),
@@ -128,6 +166,25 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
     },
     dropUnavailable: unavailable === 'drop',
   };
+}
+
+function resolvePinning(raw: unknown): ResolvedPoolOptions['pinning'] {
+  const input = ownProperties(raw, 'pinning');
+  rejectUnknownKeys(input, ['policy', 'file'], 'pinning');
+  const { policy, file = false } = input;
+  if (policy !== 'warn' && policy !== 'block' && policy !== 'reapprove') {
+    throw new ConfigError(
+      'pinning.policy',
+      `pinning.policy must be 'warn', 'block' or 'reapprove', got ${describe(policy)}`,
+    );
+  }
+  if (file !== false && (typeof file !== 'string' || !path.isAbsolute(file))) {
+    throw new ConfigError(
+      'pinning.file',
+      `pinning.file must be an absolute file path, or false, got ${describe(file)}`,
+    );
+  }
+  return { policy, file: file === false ? undefined : file };
 }
 
 /** The pool's startTimeout if given, else the server's connectTimeout if it is a number, else 60000. */

@@ -4,6 +4,7 @@ import type { RequestOptions } from '../client/connection.js';
 import { loadConfigFile } from '../config/load.js';
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/results.js';
 import { SafeEmitter } from '../user-code.js';
+import { PoolCatalog } from './catalog.js';
 import { configMemberSetup, type FromConfigFileOptions } from './config-file.js';
 import { ServerUnavailableError, UnknownNameError } from './errors.js';
 import type { ClientPoolEvents, ResolvedName } from './events.js';
@@ -25,8 +26,11 @@ import {
   resolvePoolOptions,
   splitServerOptions,
 } from './options.js';
+import type { ToolTrust } from './pins.js';
 import { ensureUsable, gatherList, resourceOwner, routeName } from './routing.js';
+import type { ToolSearchMatch } from './search.js';
 import type { ServerStatus } from './server-status.js';
+import { poolStateFile } from './state-files.js';
 
 /**
  * Many servers behind one object: started at once (a concurrency limit, a start timeout each), their
@@ -45,6 +49,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   #closing: Promise<void> | undefined;
   /** connect() calls under way: while one is, ready servers wait for it to fetch their tools. */
   #connecting = 0;
+  readonly #catalog: PoolCatalog;
 
   /**
    * A pool from an `mcpServers` (Claude Desktop, Cursor, Claude Code) or `servers` (VS Code) file.
@@ -52,9 +57,14 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * @throws {@link ConfigError} when the file cannot be read or parsed, or the pool's options are invalid.
    */
   static fromConfigFile(file: string, options: FromConfigFileOptions = {}): ClientPool {
-    const { env, input, workspaceFolder, client = {}, oauth, ...poolOptions } = options;
+    const { env, input, workspaceFolder, client = {}, oauth, manifest, pinning, ...poolOptions } = options;
     const config = loadConfigFile(file, { env, input, workspaceFolder });
-    const pool = new ClientPool({ ...poolOptions, servers: {} });
+    const pool = new ClientPool({
+      ...poolOptions,
+      manifest: manifest ?? poolStateFile(config.file, 'manifest'),
+      ...(pinning && { pinning: { file: poolStateFile(config.file, 'pins'), ...pinning } }),
+      servers: {},
+    });
     pool.#warnings = config.warnings;
     for (const entry of config.servers) {
       pool.#add(new PoolMember(configMemberSetup(entry, pool.#shared, pool.#options, client, oauth)));
@@ -86,7 +96,14 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
       relayed.add(event);
       for (const member of this.#members) member.relay(event);
     });
-    this.#shared = { limiter, emit, relayed, starting: () => this.#connecting > 0 && limiter.busy };
+    this.#catalog = new PoolCatalog(this.#members, this.#options, (event) => emit('toolsChanged', event));
+    this.#shared = {
+      limiter,
+      emit,
+      relayed,
+      starting: () => this.#connecting > 0 && limiter.busy,
+      toolsListed: (server, tools) => this.#catalog.listed(server, tools),
+    };
     for (const [name, raw] of Object.entries(options.servers)) {
       const server = splitServerOptions(name, raw, this.#options);
       const transport = server.client.transport as { type?: string; url?: string } | undefined;
@@ -114,6 +131,11 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   /** Keys of the config file that no setting uses (ignored), each naming file, server and key. */
   get warnings(): readonly string[] {
     return this.#warnings;
+  }
+
+  /** The file where the pool keeps each server's last tools list (see the `manifest` option), if any. */
+  get manifestFile(): string | undefined {
+    return this.#catalog.manifest?.file;
   }
 
   /** The server names, in config order. */
@@ -197,9 +219,49 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     /** The tools of every shown server, under pool names. */ tools: PoolTool[];
   }> {
     await gatherList(this.#members, 'tools');
+    await this.#catalog.checked();
     const named = this.#named('tools');
     if (named.collision) throw named.collision;
     return { tools: named.list };
+  }
+
+  /**
+   * The tools that best match `query` (BM25F over name, title, description and argument names;
+   * see {@link buildToolIndex}), best first, at most `limit` (default 10), across every enabled
+   * server: started ones from their live lists (non-lazy ones are started, as connect() does),
+   * lazy ones not started yet from the manifest of an earlier run. Their `callTool` starts only
+   * the server that has the tool.
+   * @throws `TypeError` (rejects) when `query` is not a string; `RangeError` when `limit` is not a positive integer.
+   */
+  async searchTools(
+    query: string,
+    options: { /** Most matches. @defaultValue 10 */ limit?: number } = {},
+  ): Promise<ToolSearchMatch[]> {
+    if (typeof query !== 'string')
+      throw new TypeError(`searchTools needs a query string, got ${typeof query}`);
+    const limit = options.limit ?? 10;
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
+    return this.#catalog.search(query, limit);
+  }
+
+  /**
+   * With `pinning`: where a tool stands, `'trusted'` (callable), `'blocked'` (until
+   * {@link ClientPool.resetPins}) or `'awaiting_approval'` (until {@link ClientPool.approveTool}).
+   * Always `'trusted'` without pinning or for a name the pool does not know.
+   */
+  toolTrust(name: string): ToolTrust {
+    return this.#catalog.trust(name);
+  }
+
+  /** With `pinning: { policy: 'reapprove' }`: trusts a changed tool as it is now. False when it was not awaiting approval. */
+  approveTool(name: string): Promise<boolean> {
+    return this.#catalog.approve(name);
+  }
+
+  /** Forgets the pins of `server` (default: every server); the tools listed next are pinned anew. */
+  async resetPins(server?: string): Promise<void> {
+    await this.#catalog.pins?.reset(server);
   }
 
   /**
@@ -242,6 +304,7 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RequestOptions,
   ): Promise<CallToolResult> {
+    await this.#catalog.beforeCall(params.name);
     const { member, originalName } = await routeName(this.#members, this.#options, 'tool', params.name);
     return member.client!.callTool({ ...params, name: originalName }, options);
   }
@@ -294,7 +357,10 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
 
   /** Closes every server at once (each escalates to its process group on its own schedule). */
   close(): Promise<void> {
-    this.#closing ??= Promise.all(this.#members.map((member) => member.close())).then(() => {});
+    this.#closing ??= Promise.all([
+      ...this.#members.map((member) => member.close()),
+      this.#catalog.flushed(),
+    ]).then(() => {});
     return this.#closing;
   }
 

@@ -206,7 +206,7 @@ describe('entries', () => {
     );
     assert.deepEqual(config.warnings, [
       'mcp.json: mcpServers.s.arg is not a setting conduit-mcp uses (ignored); did you mean mcpServers.s.args?',
-      'mcp.json: mcpServers.s.autoApprove is not a setting conduit-mcp uses (ignored); the options are type, command, args, env, envFile, cwd, url, serverUrl, headers, oauth, disabled',
+      'mcp.json: mcpServers.s.autoApprove is not a setting conduit-mcp uses (ignored); the options are type, command, args, env, envFile, cwd, url, serverUrl, headers, oauth, disabled, lazy',
     ]);
     assert.equal(config.servers[0]!.error, undefined);
     assert.equal(

@@ -21,8 +21,18 @@ export interface HiddenCharacters {
   readonly spells?: string;
 }
 
-const HIDDEN =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+|[\u200b-\u200d\u2060-\u2064\ufeff]+|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u206f]+|[\u{e0000}-\u{e007f}]+/gu;
+const CONTROL = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f';
+const ZERO_WIDTH = '\\u200b-\\u200d\\u2060-\\u2064\\ufeff';
+const BIDI = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u206f';
+
+/**
+ * The characters a terminal must not print as they are and a reviewer cannot see, as the body of
+ * a RegExp character class (controls but newline and tab, zero-width, bidirectional): the terminal
+ * sanitiser of the command and findHiddenCharacters share it.
+ */
+export const INVISIBLE_CHARACTERS = `${CONTROL}${ZERO_WIDTH}${BIDI}`;
+
+const HIDDEN = new RegExp(`[${CONTROL}]+|[${ZERO_WIDTH}]+|[${BIDI}]+|[\\u{e0000}-\\u{e007f}]+`, 'gu');
 
 function kindOf(codePoint: number): HiddenCharacterKind {
   if (codePoint >= 0xe0000) return 'tag';
