@@ -2,7 +2,8 @@
 // Windows lane's (test/windows, npm run test:windows).
 // Usage: node scripts/run-tests.mjs [--shard=i/n] [substring filter...]
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -65,6 +66,9 @@ if (files.length === 0) {
   console.error(`no test file matches ${filters.join(' ')}`);
   process.exit(1);
 }
+// What the tests write under the user's conduit-mcp directory (a config file's tools manifest and
+// pins, the command's tokens) goes to a directory of this run, never to the real home.
+const configHome = mkdtempSync(path.join(tmpdir(), 'conduit-tests-config-'));
 const child = spawn(
   process.execPath,
   [
@@ -79,6 +83,9 @@ const child = spawn(
     '--test-reporter=spec',
     ...files,
   ],
-  { stdio: 'inherit', cwd: root },
+  { stdio: 'inherit', cwd: root, env: { ...process.env, XDG_CONFIG_HOME: configHome } },
 );
-child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+child.on('exit', (code, signal) => {
+  rmSync(configHome, { recursive: true, force: true });
+  process.exit(signal ? 1 : (code ?? 1));
+});
