@@ -117,7 +117,7 @@ export async function runToolCall(
   const check = await checkSchema(tool.inputSchema, args);
   if (check.valid === false) {
     return failed(
-      `Tool "${call.name}" was not called: its arguments do not match its input schema: ${describeSchemaErrors(check)}. ` +
+      `Tool "${call.name}" was not called: its arguments do not match its input schema: ${describeSchemaErrors(check).replace(/\.$/, '')}. ` +
         'Correct the arguments and call it again.',
     );
   }

@@ -181,18 +181,18 @@ export class ClientPool extends SafeEmitter<ClientPoolEvents> {
    * Restarts one server: closes its Client (its process, or its HTTP session), and starts a new one
    * with a fresh reconnect budget and backoff, asking for OAuth consent again if it needs it.
    * Resolves like connect() does for that server (ready, failed, needs_auth or its startTimeout);
-   * never rejects because of the server. Throws for a disabled server or a closed pool.
-   * @throws {@link UnknownNameError} when the pool has no server of that name (thrown, not a rejection).
+   * never rejects because of the server. Rejects for an unknown name, a disabled server or a closed pool.
+   * @throws {@link UnknownNameError} (rejects) when the pool has no server of that name.
    * @throws {@link ServerUnavailableError} (rejects) when the server is disabled or the pool is closed.
    */
-  restart(server: string): Promise<void> {
+  async restart(server: string): Promise<void> {
     const member = this.#member(server);
     if (this.#closing !== undefined || member.state === 'disabled') {
       const why =
         member.state === 'disabled'
           ? 'the server is disabled in its config; drop "disabled": true and make the pool again'
           : 'the pool is closed, and a closed pool starts nothing again; make a new ClientPool';
-      return Promise.reject(new ServerUnavailableError(member.name, member.state, `cannot restart: ${why}`));
+      throw new ServerUnavailableError(member.name, member.state, `cannot restart: ${why}`);
     }
     return member.restart();
   }
