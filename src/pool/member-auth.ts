@@ -1,7 +1,7 @@
 import { isOAuthOptions } from '../auth/options.js';
 import type { TokenStore } from '../auth/token-store.js';
 import type { ClientOptions } from '../client/options.js';
-import { isConduitError } from '../errors.js';
+import { HttpError, isConduitError } from '../errors.js';
 import type { ServerState } from './server-status.js';
 
 /** What a member learns of the user's OAuth consent, through its wrapped `onAuthorizationUrl`. */
@@ -48,9 +48,11 @@ export function withMemberAuth(
 
 /**
  * needs_auth for an AuthError (authorization required and not obtained: no onAuthorizationUrl to
- * ask the user, no answer in time, refused, a server that never accepts the token), failed for
- * anything else. The supervisor never retries an AuthError: asking again needs the host.
+ * ask the user, no answer in time, refused, a server that never accepts the token) and for a 401
+ * (a server that needs authorization none is configured for, or a static token it refuses);
+ * failed for anything else. The supervisor retries neither: what helps is up to the host.
  */
 export function downState(error: Error): ServerState {
+  if (error instanceof HttpError && error.status === 401) return 'needs_auth';
   return isConduitError(error) && error.code === 'CONDUIT_AUTH' ? 'needs_auth' : 'failed';
 }

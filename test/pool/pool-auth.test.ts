@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthError, ClientPool, UnknownNameError } from '../../src/index.js';
+import { AuthError, ClientPool, HttpError, UnknownNameError } from '../../src/index.js';
 import { headlessConsent } from '../helpers/auth.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { textOf, waitFor } from '../helpers/wait.js';
@@ -93,4 +93,25 @@ test('a server that needs consent with no way to ask the user is needs_auth with
   // Its tools were never listed: the call names the server that is down and why.
   assert.ok(error instanceof UnknownNameError);
   assert.match(error.message, /remote \(needs_auth: .*onAuthorizationUrl/);
+});
+
+test('a server that answers 401 with no authorization configured is needs_auth, not failed, and is not retried', async () => {
+  const { mcp } = await protectedServer();
+  await using pool = new ClientPool({
+    servers: {
+      remote: {
+        transport: { type: 'http', url: mcp.server.url },
+        reconnect: { maxReconnects: 5, initialDelay: 100 },
+      },
+    },
+  });
+  await pool.connect();
+  const status = stateOf(pool, 'remote');
+  assert.equal(status.state, 'needs_auth');
+  assert.ok(status.error instanceof HttpError && status.error.status === 401, `a 401, got ${status.error}`);
+  assert.match(status.error.message, /needs authorization, and none is configured/);
+  assert.equal(status.nextAttemptAt, undefined);
+  const seen = mcp.authorizations().length;
+  await sleep(1500);
+  assert.equal(mcp.authorizations().length, seen, 'no further attempt');
 });
