@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { ClientOptions, TransportSpec } from '../client/options.js';
 import { ConfigError } from '../errors.js';
+import type { TelemetryOption } from '../telemetry/options.js';
 import {
   booleanOption,
   describe,
@@ -61,6 +62,8 @@ export interface ClientPoolOptions {
   readonly maxToolNameLength?: number;
   /** While a server is down: `'list'` its last known tools with `available: false`, or `'drop'` them. @defaultValue 'list' */
   readonly unavailableTools?: 'list' | 'drop';
+  /** OpenTelemetry for every server that sets no `telemetry` of its own (see ClientOptions.telemetry). @defaultValue false */
+  readonly telemetry?: TelemetryOption;
 }
 
 export interface ResolvedPoolOptions {
@@ -70,6 +73,8 @@ export interface ResolvedPoolOptions {
   readonly lazy: boolean;
   readonly names: NameRule;
   readonly dropUnavailable: boolean;
+  /** Given to each server without its own, which checks it. */
+  readonly telemetry: unknown;
 }
 
 const POOL_KEYS = [
@@ -81,6 +86,7 @@ const POOL_KEYS = [
   'toolNameCharacters',
   'maxToolNameLength',
   'unavailableTools',
+  'telemetry',
 ] as const;
 
 const DEFAULT_START_TIMEOUT = 60_000;
@@ -127,6 +133,7 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
       ),
     },
     dropUnavailable: unavailable === 'drop',
+    telemetry: input.telemetry,
   };
 }
 
@@ -145,7 +152,11 @@ export function splitServerOptions(
   const prefix = `servers.${name}`;
   const { disabled, lazy, startTimeout, ...client } = ownProperties(raw, prefix);
   return {
-    client: { ...client, name } as unknown as ClientOptions,
+    client: {
+      ...client,
+      name,
+      ...(client.telemetry === undefined && pool.telemetry !== undefined && { telemetry: pool.telemetry }),
+    } as unknown as ClientOptions,
     disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),
     lazy: booleanOption(lazy ?? pool.lazy, `${prefix}.lazy`),
     startTimeout: durationOption(

@@ -1,0 +1,155 @@
+import type { Context, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import {
+  type Attributes,
+  ERA,
+  ERROR_TYPE,
+  errorType,
+  GEN_AI_TOOL_CALL_ARGUMENTS,
+  GEN_AI_TOOL_CALL_RESULT,
+  MCP_PROTOCOL_VERSION,
+  RECONNECT_ATTEMPT,
+  RPC_RESPONSE_STATUS_CODE,
+  requestAttributes,
+  rpcStatusCode,
+  spanName,
+} from './attributes.js';
+import type { OpenTelemetryApi } from './load.js';
+
+type Params = Record<string, unknown> | undefined;
+
+/** What Tracing records beyond the conventions' defaults, and on every span. */
+export interface TracingSettings {
+  readonly recordArguments: boolean;
+  readonly recordResults: boolean;
+  /** The server's name and the network attributes, on every span. */
+  readonly common: Attributes;
+}
+
+/** One connection attempt, as the span records it. */
+export interface AttemptDetails {
+  /** 0 for the first attempt of connect(); the restart count after. */
+  readonly attempt: number;
+  readonly restart: boolean;
+  /** When the attempt started (ms since the epoch). */
+  readonly startTime: number;
+}
+
+const LIBRARY = 'conduit-mcp';
+
+/** Makes the spans of one client, with the loaded `@opentelemetry/api` and its tracer. */
+export class Tracing {
+  readonly #api: OpenTelemetryApi;
+  readonly #tracer: Tracer;
+  readonly #settings: TracingSettings;
+  /** The first connect's span: each restart's span links to it. */
+  #connected: SpanContext | undefined;
+
+  constructor(api: OpenTelemetryApi, tracer: Tracer, settings: TracingSettings) {
+    this.#api = api;
+    this.#tracer = tracer;
+    this.#settings = settings;
+  }
+
+  /**
+   * One request as a CLIENT span, child of the active context; `send` gets the params with the
+   * span's context injected in `_meta` by the configured propagators (W3C `traceparent`...).
+   */
+  request(
+    method: string,
+    params: Params,
+    send: (params: Params) => Promise<unknown>,
+    version: () => string | undefined,
+  ): Promise<unknown> {
+    const api = this.#api;
+    const parent = api.context.active();
+    const span = this.#tracer.startSpan(
+      spanName(method, params),
+      { kind: api.SpanKind.CLIENT, attributes: requestAttributes(method, params, this.#settings.common) },
+      parent,
+    );
+    if (this.#settings.recordArguments && method === 'tools/call' && params?.arguments !== undefined)
+      span.setAttribute(GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify(params.arguments));
+    let sent: Promise<unknown>;
+    try {
+      sent = send(this.#inject(params, api.trace.setSpan(parent, span)));
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    return sent.then(
+      (result) => {
+        this.#answered(span, method, result, version());
+        return result;
+      },
+      (error: unknown) => {
+        this.#failed(span, error, version());
+        throw error;
+      },
+    );
+  }
+
+  /** Starts a connection attempt's span: the first connect's is a child of the active context, a restart's a root linked to it. */
+  attempt(details: AttemptDetails): AttemptSpan {
+    const api = this.#api;
+    const attributes: Attributes = { ...this.#settings.common };
+    if (details.restart) attributes[RECONNECT_ATTEMPT] = details.attempt;
+    const links: Link[] = details.restart && this.#connected ? [{ context: this.#connected }] : [];
+    const span = this.#tracer.startSpan(
+      `${LIBRARY} ${details.restart ? 'reconnect' : 'connect'}`,
+      { kind: api.SpanKind.INTERNAL, attributes, links, startTime: details.startTime },
+      details.restart ? api.ROOT_CONTEXT : api.context.active(),
+    );
+    if (!details.restart) this.#connected ??= span.spanContext();
+    return {
+      ready: (era, protocolVersion) => {
+        span.setAttributes({ [ERA]: era, [MCP_PROTOCOL_VERSION]: protocolVersion });
+        span.end();
+      },
+      failed: (error) => this.#failed(span, error, undefined),
+    };
+  }
+
+  #inject(params: Params, context: Context): Params {
+    const own = params?._meta as Record<string, unknown> | undefined;
+    const carrier: Record<string, unknown> = { ...own };
+    this.#api.propagation.inject(context, carrier);
+    if (
+      own !== undefined
+        ? Object.keys(carrier).length === Object.keys(own).length
+        : Object.keys(carrier).length === 0
+    )
+      return params;
+    return { ...params, _meta: carrier };
+  }
+
+  #answered(span: Span, method: string, result: unknown, version: string | undefined): void {
+    if (version !== undefined) span.setAttribute(MCP_PROTOCOL_VERSION, version);
+    if (method === 'tools/call' && typeof result === 'object' && result !== null) {
+      if ((result as { isError?: unknown }).isError === true) {
+        span.setAttribute(ERROR_TYPE, 'tool_error');
+        span.setStatus({ code: this.#api.SpanStatusCode.ERROR });
+      }
+      if (this.#settings.recordResults) span.setAttribute(GEN_AI_TOOL_CALL_RESULT, JSON.stringify(result));
+    }
+    span.end();
+  }
+
+  #failed(span: Span, error: unknown, version: string | undefined): void {
+    if (version !== undefined) span.setAttribute(MCP_PROTOCOL_VERSION, version);
+    span.setAttribute(ERROR_TYPE, errorType(error));
+    const code = rpcStatusCode(error);
+    if (code !== undefined) span.setAttribute(RPC_RESPONSE_STATUS_CODE, code);
+    span.setStatus({
+      code: this.#api.SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
+    span.end();
+  }
+}
+
+/** A connection attempt's span, ended by what became of the attempt. */
+export interface AttemptSpan {
+  /** The session is ready: records its era and protocol version, and ends the span. */
+  ready(era: string, protocolVersion: string): void;
+  /** The attempt failed: records the error and ends the span. */
+  failed(error: unknown): void;
+}
