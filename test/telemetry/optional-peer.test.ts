@@ -68,6 +68,9 @@ test('telemetry without @opentelemetry/api installed: connect() rejects with a C
   const { error } = await host(directory, 'on');
   assert.equal(error?.name, 'ConfigError');
   assert.equal(error?.key, 'telemetry');
-  assert.match(error?.message ?? '', /needs the package @opentelemetry\/api, which is not installed: npm install @opentelemetry\/api/);
+  assert.match(
+    error?.message ?? '',
+    /needs the package @opentelemetry\/api, which is not installed: npm install @opentelemetry\/api/,
+  );
   assert.deepEqual(await host(directory, 'off'), { seen: {} }, 'without telemetry the library works there');
 });
