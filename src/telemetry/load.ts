@@ -1,18 +1,19 @@
 import { ConfigError } from '../errors.js';
 
-/** The module `@opentelemetry/api`, as the library uses it. */
-export type OpenTelemetryApi = typeof import('@opentelemetry/api');
+// Not exported: the published .d.ts files must not name the optional peer, which a user without it
+// could not resolve (scripts/ci/package-types.mjs compiles them with skipLibCheck off).
+type OpenTelemetryApi = typeof import('@opentelemetry/api');
 
 let loading: Promise<OpenTelemetryApi> | undefined;
 
 const PACKAGE = '@opentelemetry/api';
 
 /**
- * `@opentelemetry/api`, imported the first time a client with telemetry connects (an optional
- * peer dependency: nothing loads it while telemetry is off). Rejects with a ConfigError naming
- * `key` and the package to install when it cannot be imported.
+ * The module `@opentelemetry/api`, imported the first time a client with telemetry connects (an
+ * optional peer dependency: nothing loads it while telemetry is off). Rejects with a ConfigError
+ * naming `key` and the package to install when it cannot be imported.
  */
-export async function loadOpenTelemetryApi(key: string): Promise<OpenTelemetryApi> {
+export async function loadOpenTelemetryApi(key: string): Promise<unknown> {
   loading ??= import('@opentelemetry/api').then(
     (module: OpenTelemetryApi & { default?: OpenTelemetryApi }) =>
       module.trace === undefined && module.default !== undefined ? module.default : module,

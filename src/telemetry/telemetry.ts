@@ -48,14 +48,11 @@ export class Telemetry {
       this.#loading = undefined;
       throw error;
     });
-    const provider =
-      (config.provider as ReturnType<typeof api.trace.getTracerProvider> | undefined) ??
-      api.trace.getTracerProvider();
-    const tracer = provider.getTracer('conduit-mcp', config.version);
-    this.#tracing = new Tracing(api, tracer, {
+    this.#tracing = new Tracing(api, config.provider, {
       recordArguments: config.recordArguments,
       recordResults: config.recordResults,
       common: { [SERVER_NAME]: config.server, ...config.network },
+      version: config.version,
     });
     return this.#tracing;
   }

@@ -1,4 +1,4 @@
-import type { Context, Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Context, Link, Span, SpanContext, Tracer, TracerProvider as Tracers } from '@opentelemetry/api';
 import {
   type Attributes,
   ERA,
@@ -13,7 +13,10 @@ import {
   rpcStatusCode,
   spanName,
 } from './attributes.js';
-import type { OpenTelemetryApi } from './load.js';
+import type { TelemetryTracerProvider } from './options.js';
+
+// The optional peer's types stay out of every exported signature (see load.ts).
+type OpenTelemetryApi = typeof import('@opentelemetry/api');
 
 type Params = Record<string, unknown> | undefined;
 
@@ -44,9 +47,15 @@ export class Tracing {
   /** The first connect's span: each restart's span links to it. */
   #connected: SpanContext | undefined;
 
-  constructor(api: OpenTelemetryApi, tracer: Tracer, settings: TracingSettings) {
-    this.#api = api;
-    this.#tracer = tracer;
+  /** `api` is the loaded `@opentelemetry/api`; `provider` the option's, else the global one. */
+  constructor(
+    api: unknown,
+    provider: TelemetryTracerProvider | undefined,
+    settings: TracingSettings & { readonly version: string },
+  ) {
+    this.#api = api as OpenTelemetryApi;
+    const tracers = (provider as Tracers | undefined) ?? this.#api.trace.getTracerProvider();
+    this.#tracer = tracers.getTracer(LIBRARY, settings.version);
     this.#settings = settings;
   }
 
