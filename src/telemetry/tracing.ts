@@ -1,6 +1,8 @@
 import type { Context, Link, Span, SpanContext, Tracer, TracerProvider as Tracers } from '@opentelemetry/api';
+import { channels } from '../diagnostics.js';
 import {
   type Attributes,
+  type AttributeValue,
   ERA,
   ERROR_TYPE,
   errorType,
@@ -11,6 +13,7 @@ import {
   RPC_RESPONSE_STATUS_CODE,
   requestAttributes,
   rpcStatusCode,
+  SERVER_NAME,
   spanName,
 } from './attributes.js';
 import type { TelemetryTracerProvider } from './options.js';
@@ -108,13 +111,38 @@ export class Tracing {
       details.restart ? api.ROOT_CONTEXT : api.context.active(),
     );
     if (!details.restart) this.#connected ??= span.spanContext();
+    const stopAuth = this.#authEventsOn(span);
     return {
       ready: (era, protocolVersion) => {
+        stopAuth();
         span.setAttributes({ [ERA]: era, [MCP_PROTOCOL_VERSION]: protocolVersion });
         span.end();
       },
-      failed: (error) => this.#failed(span, error, undefined),
+      failed: (error) => {
+        stopAuth();
+        this.#failed(span, error, undefined);
+      },
     };
+  }
+
+  /**
+   * Adds this server's OAuth steps (the `conduit-mcp:auth` channel: discovered, registered,
+   * authorized...) to the span as events, until the returned function is called.
+   */
+  #authEventsOn(span: Span): () => void {
+    const server = this.#settings.common[SERVER_NAME];
+    const onAuth = (message: unknown) => {
+      const { server: from, event, ...details } = message as Record<string, unknown>;
+      if (from !== server) return;
+      const attributes: Attributes = {};
+      for (const [key, value] of Object.entries(details)) {
+        if (['string', 'number', 'boolean'].includes(typeof value))
+          attributes[`conduit_mcp.oauth.${key}`] = value as AttributeValue;
+      }
+      span.addEvent(`oauth ${String(event)}`, attributes);
+    };
+    channels.auth.subscribe(onAuth);
+    return () => channels.auth.unsubscribe(onAuth);
   }
 
   #inject(params: Params, context: Context): Params {
