@@ -79,11 +79,13 @@ export class Tracing {
       { kind: api.SpanKind.CLIENT, attributes: requestAttributes(method, params, this.#settings.common) },
       parent,
     );
-    if (this.#settings.recordArguments && method === 'tools/call' && params?.arguments !== undefined)
-      span.setAttribute(GEN_AI_TOOL_CALL_ARGUMENTS, JSON.stringify(params.arguments));
+    if (this.#settings.recordArguments && method === 'tools/call')
+      setJson(span, GEN_AI_TOOL_CALL_ARGUMENTS, params?.arguments);
+    const active = api.trace.setSpan(parent, span);
     let sent: Promise<unknown>;
     try {
-      sent = send(this.#inject(params, api.trace.setSpan(parent, span)));
+      // Sent in the span's context: an instrumented HTTP request under it is its child.
+      sent = api.context.with(active, send, undefined, this.#inject(params, active));
     } catch (error) {
       sent = Promise.reject(error);
     }
@@ -165,7 +167,7 @@ export class Tracing {
         span.setAttribute(ERROR_TYPE, 'tool_error');
         span.setStatus({ code: this.#api.SpanStatusCode.ERROR });
       }
-      if (this.#settings.recordResults) span.setAttribute(GEN_AI_TOOL_CALL_RESULT, JSON.stringify(result));
+      if (this.#settings.recordResults) setJson(span, GEN_AI_TOOL_CALL_RESULT, result);
     }
     span.end();
   }
@@ -181,6 +183,17 @@ export class Tracing {
     });
     span.end();
   }
+}
+
+/** Sets the attribute to the value as JSON; nothing for a value that has none (undefined, a cycle). */
+function setJson(span: Span, key: string, value: unknown): void {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return;
+  }
+  if (text !== undefined) span.setAttribute(key, text);
 }
 
 /** A connection attempt's span, ended by what became of the attempt. */

@@ -1,8 +1,9 @@
 // Every request a CLIENT span by the OpenTelemetry MCP conventions, its context in `params._meta`,
 // seen by a real server over stdio and HTTP in both eras; connects and restarts spans too.
 import assert from 'node:assert/strict';
+import dc from 'node:diagnostics_channel';
 import { after, beforeEach, describe, test } from 'node:test';
-import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Client, LEGACY_VERSIONS, McpError, MODERN_VERSIONS } from '../../src/index.js';
 import { exporter, provider, remoteParent, spanNamed, spansNamed, traceparentOf } from './otel.js';
 import { type Era, type Kind, traceServer } from './servers.js';
@@ -146,4 +147,21 @@ test('a restart is a reconnect span, linked to the connect span', async () => {
   assert.equal(spanNamed('tools/call exit').attributes['error.type'], 'ConnectionClosedError');
   await client.callTool({ name: 'trace' });
   assert.equal(spansNamed('tools/call trace').length, 1);
+});
+
+test("the request is sent in its span's context: what runs under it (an HTTP instrumentation) is its child", async () => {
+  const server = await traceServer('stdio', 'modern');
+  await using client = new Client({ name: 'nested', transport: server.transport, telemetry: true });
+  await client.connect();
+  const active: (string | undefined)[] = [];
+  const onStart = () => void active.push(trace.getActiveSpan()?.spanContext().spanId);
+  const handlers = { start: onStart, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
+  const requests = dc.tracingChannel('conduit-mcp:request');
+  requests.subscribe(handlers);
+  try {
+    await client.callTool({ name: 'trace' });
+  } finally {
+    requests.unsubscribe(handlers);
+  }
+  assert.deepEqual(active, [spanNamed('tools/call trace').spanContext().spanId]);
 });
