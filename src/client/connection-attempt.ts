@@ -22,8 +22,9 @@ export interface AttemptOptions {
   readonly onNotification: (notification: JsonRpcNotification) => void;
   /** The server's first message of this attempt. */
   readonly onBooted: () => void;
-  /** The restart count (0 for the first attempt of connect()), and whether this attempt is a restart. */
+  /** The restart count: 0 for the first attempt of connect(). */
   readonly attempt: number;
+  /** Whether this attempt is a restart (any after the client's first). */
   readonly restart: boolean;
 }
 

@@ -7,23 +7,40 @@ export type Attributes = Record<string, AttributeValue>;
 
 // The names of the OpenTelemetry semantic conventions for MCP (open-telemetry/semantic-conventions-genai,
 // docs/gen-ai/mcp.md), and of the general ones they use.
+/** The request's method (required on every MCP span). */
 export const MCP_METHOD_NAME = 'mcp.method.name';
+/** The negotiated MCP version, e.g. 2026-07-28. */
 export const MCP_PROTOCOL_VERSION = 'mcp.protocol.version';
+/** The `uri` of resources/read, subscribe and unsubscribe. */
 export const MCP_RESOURCE_URI = 'mcp.resource.uri';
+/** The tool a tools/call calls. */
 export const GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+/** The prompt a prompts/get gets. */
 export const GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
+/** `execute_tool` on a tools/call. */
 export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+/** A tools/call's arguments as JSON (opt-in). */
 export const GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+/** A tools/call's result as JSON (opt-in). */
 export const GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+/** The class of a failure (see errorType). */
 export const ERROR_TYPE = 'error.type';
+/** The JSON-RPC error code of an error answer. */
 export const RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
+/** `pipe` (stdio) or `tcp` (HTTP). */
 export const NETWORK_TRANSPORT = 'network.transport';
+/** `http` over HTTP. */
 export const NETWORK_PROTOCOL_NAME = 'network.protocol.name';
+/** The HTTP server's host. */
 export const SERVER_ADDRESS = 'server.address';
+/** The HTTP server's port. */
 export const SERVER_PORT = 'server.port';
 // This library's own: the server's configured name, the era, the restart count.
+/** The client's `name` (a pool's server name). */
 export const SERVER_NAME = 'conduit_mcp.server.name';
+/** `modern` or `legacy`, on connect and reconnect spans. */
 export const ERA = 'conduit_mcp.era';
+/** The restart's number, on reconnect spans. */
 export const RECONNECT_ATTEMPT = 'conduit_mcp.reconnect.attempt';
 
 /** The methods whose `uri` parameter is `mcp.resource.uri`. */

@@ -9,11 +9,15 @@ type Params = Record<string, unknown> | undefined;
 export interface TelemetryConfig {
   /** The option's key, as ConfigErrors name it (`telemetry`, `servers.github.telemetry`). */
   readonly key: string;
+  /** The client's name. */
   readonly server: string;
   /** The transport's network attributes (see networkAttributes). */
   readonly network: Attributes;
+  /** The option's TracerProvider; the global one when undefined. */
   readonly provider?: TelemetryTracerProvider | undefined;
+  /** Record a tools/call's arguments. */
   readonly recordArguments: boolean;
+  /** Record a tools/call's result. */
   readonly recordResults: boolean;
   /** The library's version, the tracer's. */
   readonly version: string;

@@ -25,7 +25,9 @@ type Params = Record<string, unknown> | undefined;
 
 /** What Tracing records beyond the conventions' defaults, and on every span. */
 export interface TracingSettings {
+  /** Record a tools/call's arguments. */
   readonly recordArguments: boolean;
+  /** Record a tools/call's result. */
   readonly recordResults: boolean;
   /** The server's name and the network attributes, on every span. */
   readonly common: Attributes;
@@ -35,6 +37,7 @@ export interface TracingSettings {
 export interface AttemptDetails {
   /** 0 for the first attempt of connect(); the restart count after. */
   readonly attempt: number;
+  /** Whether it is a restart (any attempt after the first of the client). */
   readonly restart: boolean;
   /** When the attempt started (ms since the epoch). */
   readonly startTime: number;
