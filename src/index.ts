@@ -97,6 +97,7 @@ export type {
 export type { Era, ProtocolMode } from './protocol/versions.js';
 export { LEGACY_VERSIONS, MODERN_VERSIONS } from './protocol/versions.js';
 export { isSecret, Secret } from './secret.js';
+export type { TelemetryOption, TelemetrySettings, TelemetryTracerProvider } from './telemetry/options.js';
 export type { CustomTransportSpec } from './transport/custom/custom-kind.js';
 export { HttpTransport, type HttpTransportContext } from './transport/http/http-transport.js';
 export type { HeaderValue, HttpOptions } from './transport/http/options.js';

@@ -22,6 +22,10 @@ export interface AttemptOptions {
   readonly onNotification: (notification: JsonRpcNotification) => void;
   /** The server's first message of this attempt. */
   readonly onBooted: () => void;
+  /** The restart count: 0 for the first attempt of connect(). */
+  readonly attempt: number;
+  /** Whether this attempt is a restart (any after the client's first). */
+  readonly restart: boolean;
 }
 
 /** One attempt under way: its transport and connection, made at once, and the session they lead to. */
@@ -77,10 +81,11 @@ export function startAttempt(options: AttemptOptions): Attempt {
     );
     throw error;
   });
+  const { telemetry } = config;
   return {
     transport,
     connection,
-    session,
+    session: telemetry === undefined ? session : telemetry.attempt(session, options),
     get failure() {
       return failure;
     },
@@ -89,6 +94,8 @@ export function startAttempt(options: AttemptOptions): Attempt {
 
 async function open(transport: Transport, connection: Connection, options: AttemptOptions): Promise<Session> {
   const { config } = options;
+  // A ConfigError when @opentelemetry/api is missing: a permanent failure, reported by connect().
+  if (config.telemetry !== undefined) await config.telemetry.load();
   await transport.start();
   if (options.signal.aborted) throw new ClientClosedError(undefined, { server: config.name });
   return openSession(connection, options.context, {

@@ -4,6 +4,8 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/meta.js';
 import { defaultSchemaValidator, type SchemaValidator } from '../protocol/schema-validation.js';
 import type { ClientHandlers, Implementation } from '../protocol/types.js';
 import type { ProtocolMode } from '../protocol/versions.js';
+import { resolveTelemetry, type TelemetryOption } from '../telemetry/options.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { resolveTransportSpec, type TransportSpec } from '../transport/kinds.js';
 import type { ResolvedTransportSpec } from '../transport/transport.js';
 import {
@@ -67,6 +69,13 @@ export interface ClientOptions {
    * closes the connection with `ping_timeout` (and the client reconnects). @defaultValue none (off)
    */
   readonly pingInterval?: number;
+  /**
+   * OpenTelemetry: every request a CLIENT span named and attributed by the MCP semantic
+   * conventions, its context sent in `params._meta` (`traceparent`...); connects and restarts
+   * spans too. `true` uses the global TracerProvider; needs `@opentelemetry/api` installed (loaded
+   * at connect). See docs/telemetry.md. @defaultValue false
+   */
+  readonly telemetry?: TelemetryOption;
 }
 
 export interface ResolvedClientOptions {
@@ -86,6 +95,7 @@ export interface ResolvedClientOptions {
   readonly validateSchema: SchemaValidator;
   readonly roots: readonly Root[] | undefined;
   readonly pingInterval: number | undefined;
+  readonly telemetry: Telemetry | undefined;
 }
 
 const CLIENT_KEYS = [
@@ -105,6 +115,7 @@ const CLIENT_KEYS = [
   'validateSchema',
   'roots',
   'pingInterval',
+  'telemetry',
 ] as const;
 const RECONNECT_KEYS = [
   'maxReconnects',
@@ -170,6 +181,15 @@ export function resolveClientOptions(raw: unknown): ResolvedClientOptions {
     roots: input.roots === undefined ? undefined : normalizeRootsOption(input.roots, input.handlers),
     pingInterval:
       input.pingInterval === undefined ? undefined : durationOption(input.pingInterval, 'pingInterval', 1),
+    telemetry:
+      input.telemetry == null
+        ? undefined
+        : resolveTelemetry(input.telemetry, {
+            key: 'telemetry',
+            server: name,
+            transport: input.transport,
+            version: packageVersion,
+          }),
   };
 }
 

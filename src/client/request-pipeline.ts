@@ -3,6 +3,7 @@ import { channels, requestTraced } from '../diagnostics.js';
 import { CapabilityError, ClientClosedError, UsageError } from '../errors.js';
 import type { JsonObject } from '../jsonrpc/messages.js';
 import type { LogLevel } from '../protocol/meta.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { ResultCache } from './cache.js';
 import { missingCapability } from './capabilities.js';
 import type { RequestOptions } from './connection.js';
@@ -23,13 +24,19 @@ export class RequestPipeline {
   readonly #supervisor: Supervisor;
   readonly #defaultTimeout: number;
   readonly #caching: boolean;
+  readonly #telemetry: Telemetry | undefined;
   #cache: ResultCache | undefined;
 
-  constructor(name: string, supervisor: Supervisor, options: { requestTimeout: number; cache: boolean }) {
+  constructor(
+    name: string,
+    supervisor: Supervisor,
+    options: { requestTimeout: number; cache: boolean; telemetry?: Telemetry | undefined },
+  ) {
     this.#name = name;
     this.#supervisor = supervisor;
     this.#defaultTimeout = options.requestTimeout;
     this.#caching = options.cache;
+    this.#telemetry = options.telemetry;
   }
 
   /** The result cache once a cacheable result was stored (undefined before, and with `cache: false`). */
@@ -44,6 +51,15 @@ export class RequestPipeline {
     } catch (error) {
       return Promise.reject(error);
     }
+    if (this.#telemetry !== undefined) {
+      const version = () => this.#supervisor.memory?.version;
+      return this.#telemetry.request(method, params, (sent) => this.#traced(method, sent, options), version);
+    }
+    return this.#traced(method, params, options);
+  }
+
+  /** The request, on the `conduit-mcp:request` tracing channel when someone listens. */
+  #traced(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<unknown> {
     if (!requestTraced()) {
       try {
         return this.#request(method, params, options);

@@ -9,6 +9,7 @@ import {
   UsageError,
 } from '../errors.js';
 import { LATEST_LEGACY_VERSION, type ProtocolMode } from '../protocol/versions.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type {
   CloseReason,
   ResolvedTransportSpec,
@@ -46,6 +47,8 @@ export interface SupervisorConfig {
   readonly reconnect: ReconnectPolicy;
   /** Legacy: ms between liveness pings; none when undefined. */
   readonly pingInterval?: number | undefined;
+  /** OpenTelemetry spans of each attempt (and request), when the option is on. */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 /** Receives every event the Supervisor emits. */
@@ -84,6 +87,8 @@ export class Supervisor {
   #settleFirst: { resolve: () => void; reject: (error: Error) => void } | undefined;
   /** Failed attempts in a row (restarts included); reset after `resetAfter` up. */
   #attempts = 0;
+  /** Attempts started so far: each after the first is a restart. */
+  #started = 0;
   /** A strict legacy server that exited at the probe is restarted straight into initialize once. */
   #restartedAfterProbeExit = false;
   /** Aborted by close() or giving up: ends the attempt under way and the backoff wait. */
@@ -217,6 +222,8 @@ export class Supervisor {
         signal: this.#stop.signal,
         onNotification: (notification) => this.#emit('notification', notification),
         onBooted: () => this.#emit('booted'),
+        attempt: this.#attempts,
+        restart: this.#started++ > 0,
       });
     } catch (error) {
       // No transport was made (the kind's createTransport threw): nothing of the last one stands.

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { ClientOptions, TransportSpec } from '../client/options.js';
 import { ConfigError } from '../errors.js';
+import type { TelemetryOption } from '../telemetry/options.js';
 import {
   booleanOption,
   describe,
@@ -84,6 +85,8 @@ export interface ClientPoolOptions {
     /** The pins' file (absolute), or false for memory only. */
     readonly file?: string | false;
   };
+  /** OpenTelemetry for every server that sets no `telemetry` of its own (see ClientOptions.telemetry). @defaultValue false */
+  readonly telemetry?: TelemetryOption;
 }
 
 export interface ResolvedPoolOptions {
@@ -97,6 +100,8 @@ export interface ResolvedPoolOptions {
   readonly pinning:
     | { readonly policy: 'warn' | 'block' | 'reapprove'; readonly file: string | undefined }
     | undefined;
+  /** Given to each server without its own, which checks it. */
+  readonly telemetry: unknown;
 }
 
 const POOL_KEYS = [
@@ -110,6 +115,7 @@ const POOL_KEYS = [
   'unavailableTools',
   'manifest',
   'pinning',
+  'telemetry',
 ] as const;
 
 const DEFAULT_START_TIMEOUT = 60_000;
@@ -165,6 +171,7 @@ export function resolvePoolOptions(raw: unknown): ResolvedPoolOptions {
       ),
     },
     dropUnavailable: unavailable === 'drop',
+    telemetry: input.telemetry,
   };
 }
 
@@ -202,7 +209,11 @@ export function splitServerOptions(
   const prefix = `servers.${name}`;
   const { disabled, lazy, startTimeout, ...client } = ownProperties(raw, prefix);
   return {
-    client: { ...client, name } as unknown as ClientOptions,
+    client: {
+      ...client,
+      name,
+      ...(client.telemetry === undefined && pool.telemetry !== undefined && { telemetry: pool.telemetry }),
+    } as unknown as ClientOptions,
     disabled: booleanOption(disabled ?? false, `${prefix}.disabled`),
     lazy: booleanOption(lazy ?? pool.lazy, `${prefix}.lazy`),
     startTimeout: durationOption(

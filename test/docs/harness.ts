@@ -105,6 +105,13 @@ export class ExampleProject {
     writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ type: 'module', private: true })}\n`);
     mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
     symlinkSync(root, path.join(dir, 'node_modules/conduit-mcp'), 'dir');
+    // The optional peer a page's OpenTelemetry example imports, with the SDK it sets up: what a
+    // reader installs beside conduit-mcp (this repository's dev dependencies).
+    symlinkSync(
+      path.join(root, 'node_modules/@opentelemetry'),
+      path.join(dir, 'node_modules/@opentelemetry'),
+      'dir',
+    );
     // What npm writes for a bin on install: a link to dist/cli/main.js. The build leaves that
     // file without the execute bit (npm sets it when it installs), so the link is a shim.
     writeFileSync(
