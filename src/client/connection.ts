@@ -144,7 +144,7 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
       // Ids are the client's: a chosen id (the library's own listen streams) never shadows another.
       return refused(new UsageError(`${method}: request id ${id} is already in use`, { server: this.#name }));
     }
-    if (options.onProgress) {
+    if (options.onProgress || options.resetTimeoutOnProgress) {
       params = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
     }
     const timeout = options.timeout ?? this.#defaultTimeout;
@@ -336,11 +336,12 @@ export class Connection extends SafeEmitter<ConnectionEvents> {
   #onProgress(notification: JsonRpcNotification): void {
     const params = notification.params as unknown as ({ progressToken?: RequestId } & Progress) | undefined;
     const pending = params?.progressToken === undefined ? undefined : this.#pending.get(params.progressToken);
-    if (!pending?.progress) {
+    if (!pending || (!pending.progress && !pending.resetTimeoutOnProgress)) {
       debug('%s: dropped progress for unknown token %s', this.#name ?? 'client', params?.progressToken);
       return;
     }
     if (pending.resetTimeoutOnProgress) pending.due = this.#deadlines.now() + pending.timeout;
+    if (!pending.progress) return;
     const {
       progressToken: _token,
       _meta: _ignored,

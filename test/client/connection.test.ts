@@ -126,6 +126,20 @@ test('progress arrives in order, and resetTimeoutOnProgress keeps a slow request
   await shut(transport);
 });
 
+test('resetTimeoutOnProgress alone asks for progress (a token is sent) and is kept alive by it', async () => {
+  const { connection, transport, record } = await connect();
+  await connection.request('ping');
+  // Eight steps of 150 ms, 1,200 ms in all, against a 600 ms timeout reset by each step.
+  const result = await connection.request('tools/call', slow({ steps: 8, interval: 150 }), {
+    timeout: 600,
+    resetTimeoutOnProgress: true,
+  });
+  assert.deepEqual(result, { content: [{ type: 'text', text: 'done' }] });
+  const sent = record.read().find((message) => message.method === 'tools/call')!;
+  assert.equal((sent.params as { _meta: { progressToken: unknown } })._meta.progressToken, sent.id);
+  await shut(transport);
+});
+
 test('without resetTimeoutOnProgress, progress does not extend the timeout', async () => {
   const { connection, transport } = await connect();
   await connection.request('ping');
