@@ -20,6 +20,7 @@ export {
 export type { ReconnectPolicy } from './client/backoff.js';
 export { Client, type ClientEvents } from './client/client.js';
 export type { RequestOptions } from './client/connection.js';
+export type { ElicitationMode } from './client/eras/elicitation.js';
 export type { ClientOptions, TransportSpec } from './client/options.js';
 export type { Progress } from './client/progress.js';
 export type { Root } from './client/roots.js';
@@ -35,6 +36,8 @@ export type { ClientState, ReadyEvent, ReconnectingEvent } from './client/superv
 export type { ListTasksResult, Task, TaskStatus, TaskSupport } from './client/tasks.js';
 export type { ClientWarning } from './client/warnings.js';
 export type { CloseReason, CloseReasonType } from './close-reason/close-reason.js';
+export type { HttpCloseReason } from './close-reason/http.js';
+export type { StdioCloseReason } from './close-reason/stdio.js';
 export type { ConfigTransport } from './config/entry.js';
 export {
   type ConfigInput,
@@ -61,7 +64,7 @@ export type * from './jsonrpc/messages.js';
 export { serialize } from './jsonrpc/serialize.js';
 export type { ConfigOAuthHooks, FromConfigFileOptions } from './pool/config-file.js';
 export * from './pool/errors.js';
-export type { ClientPoolEvents, ResolvedName } from './pool/events.js';
+export type { ClientPoolEvents, ResolvedName, WithServer } from './pool/events.js';
 export { canonicalJson, canonicalTool, FINGERPRINT_FIELDS, toolFingerprint } from './pool/fingerprint.js';
 export type {
   PoolOrigin,
@@ -87,23 +90,33 @@ export {
 export { checkSchema, type SchemaCheck, type SchemaError } from './protocol/json-schema.js';
 export { LOG_LEVELS, type LogLevel } from './protocol/meta.js';
 export type * from './protocol/results.js';
+export type { SchemaValidator } from './protocol/schema-validation.js';
 export type {
   ClientCapabilities,
   ClientHandlers,
+  ElicitationHandler,
   HandlerContext,
   Implementation,
+  RootsHandler,
+  SamplingHandler,
   ServerCapabilities,
 } from './protocol/types.js';
 export type { Era, ProtocolMode } from './protocol/versions.js';
 export { LEGACY_VERSIONS, MODERN_VERSIONS } from './protocol/versions.js';
-export { isSecret, Secret } from './secret.js';
+export { isSecret, Secret, type SecretSource } from './secret.js';
 export type { TelemetryOption, TelemetrySettings, TelemetryTracerProvider } from './telemetry/options.js';
 export type { CustomTransportSpec } from './transport/custom/custom-kind.js';
 export { HttpTransport, type HttpTransportContext } from './transport/http/http-transport.js';
 export type { HeaderValue, HttpOptions } from './transport/http/options.js';
 export { InMemoryTransport } from './transport/memory.js';
-export type { EnvValue, StderrOption, StdioOptions } from './transport/stdio/options.js';
+export type {
+  EnvValue,
+  ResolvedStderr,
+  ResolvedStdioOptions,
+  StderrOption,
+  StdioOptions,
+} from './transport/stdio/options.js';
 export type { ExitStatus } from './transport/stdio/server-process.js';
 export { StdioTransport, type StdioTransportContext } from './transport/stdio/stdio-transport.js';
-export type { Transport, TransportEvents } from './transport/transport.js';
+export { markNotRun, type Transport, type TransportEvents, wasNotRun } from './transport/transport.js';
 export { MAX_TIMER_MS } from './validate.js';

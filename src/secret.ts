@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { ConfigError } from './errors.js';
 
-type SecretSource = string | (() => string | Promise<string>);
+/** What a Secret holds: the value, or a function that returns it (called when the value is used). */
+export type SecretSource = string | (() => string | Promise<string>);
 
 // The value lives outside the object, so no inspection (showHidden, getters, structuredClone) can reach it.
 const sources = new WeakMap<Secret, SecretSource>();

@@ -4,17 +4,51 @@
  */
 export type StdioCloseReason =
   /** The server process exited on its own. */
-  | { type: 'exit_status'; status: number | null; signal: string | null; stderrTail?: string }
+  | {
+      /** The reason's kind. */
+      type: 'exit_status';
+      /** The exit code, or null when a signal ended the process. */
+      status: number | null;
+      /** The signal that ended the process (`SIGKILL`...), or null when it exited. */
+      signal: string | null;
+      /** The end of the server's stderr, Secrets redacted (with the `stderrTail` option). */
+      stderrTail?: string;
+    }
   /** The process could not be started (missing executable, not executable, spawn error). */
-  | { type: 'spawn_failed'; error: Error }
+  | {
+      /** The reason's kind. */
+      type: 'spawn_failed';
+      /** What spawning reported. */
+      error: Error;
+    }
   /** The server wrote a line longer than `maxMessageBytes`. */
-  | { type: 'message_too_large'; limit: number }
+  | {
+      /** The reason's kind. */
+      type: 'message_too_large';
+      /** The `maxMessageBytes` in force. */
+      limit: number;
+    }
   /** The server wrote more than `maxJunkLines` non-JSON-RPC lines in a row. */
-  | { type: 'junk_output'; limit: number }
+  | {
+      /** The reason's kind. */
+      type: 'junk_output';
+      /** The `maxJunkLines` in force. */
+      limit: number;
+    }
   /** More than `maxWriteQueueBytes` were waiting to be written: the server stopped reading. */
-  | { type: 'write_queue_full'; limit: number }
+  | {
+      /** The reason's kind. */
+      type: 'write_queue_full';
+      /** The `maxWriteQueueBytes` in force. */
+      limit: number;
+    }
   /** A pipe to the server failed (EPIPE and the like). */
-  | { type: 'stream_error'; error: Error };
+  | {
+      /** The reason's kind. */
+      type: 'stream_error';
+      /** The pipe's error. */
+      error: Error;
+    };
 
 /** A sentence for each reason type of a union. */
 export type Describers<Reason extends { type: string }> = {

@@ -55,6 +55,7 @@ export type {
   OpenAIResponsesToolOutput,
 } from './providers/openai-responses.js';
 export { type ExecuteOptions, executeToolCall } from './run-call.js';
+export type { JsonSchema, SchemaObject } from './schema/json-schema-node.js';
 export { restoreArguments } from './schema/restore-arguments.js';
 export { CALL_TOOL_NAME, SEARCH_MODE_TOOLS, SEARCH_TOOL_NAME } from './search-mode.js';
 export { type ToolsForOptions, toolsFor } from './tools-for.js';

@@ -6,7 +6,11 @@ import type { CloseReason } from '../transport/transport.js';
 import type { ToolsChangedEvent } from './pins.js';
 import type { ServerState } from './server-status.js';
 
-type WithServer<T> = { server: string } & T;
+/** A Client event's payload with the pool server's name added. */
+export type WithServer<T> = {
+  /** The pool server's name. */
+  server: string;
+} & T;
 
 /**
  * The pool's events: each server's Client events with the server's name added, and the

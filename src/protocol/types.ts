@@ -73,11 +73,14 @@ export interface HandlerContext {
   signal: AbortSignal;
 }
 
+/** Answers `elicitation/create`: its params in, the ElicitResult (action, content) out. */
 export type ElicitationHandler = (
   params: Record<string, unknown>,
   context: HandlerContext,
 ) => Promise<unknown>;
+/** Answers `sampling/createMessage`: its params in, the CreateMessageResult out. */
 export type SamplingHandler = (params: Record<string, unknown>, context: HandlerContext) => Promise<unknown>;
+/** Answers `roots/list`: its params in, the ListRootsResult (`{ roots }`) out. */
 export type RootsHandler = (params: Record<string, unknown>, context: HandlerContext) => Promise<unknown>;
 
 /**

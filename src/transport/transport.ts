@@ -13,7 +13,7 @@ export interface TransportEvents {
   /**
    * One request failed without an answer from the server (HTTP: a status, a network error, a
    * broken stream); only that request settles, with `error`. Stdio never emits it. An error
-   * marked by the internal `markNotRun` proves the server never ran the request.
+   * marked by {@link markNotRun} proves the server never ran the request (the Client may send it again).
    */
   requestFailed: [id: RequestId, error: Error];
 }

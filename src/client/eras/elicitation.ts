@@ -12,6 +12,7 @@ import {
 } from '../../protocol/schema-validation.js';
 import type { ElicitationHandler } from '../../protocol/types.js';
 
+/** An elicitation's mode: a form the user fills in, or a URL the user visits. */
 export type ElicitationMode = 'form' | 'url';
 export const ELICITATION_MODES: readonly ElicitationMode[] = ['form', 'url'];
 

@@ -65,21 +65,48 @@ export interface StdioOptions {
   readonly termGrace?: number;
 }
 
-export type ResolvedStderr = { kind: 'inherit' } | { kind: 'discard' } | { kind: 'file'; path: string };
+/** Where the server's stderr goes, resolved: this process's stderr, nowhere, or a file. */
+export type ResolvedStderr =
+  | {
+      /** Shown on this process's stderr. */
+      kind: 'inherit';
+    }
+  | {
+      /** Dropped. */
+      kind: 'discard';
+    }
+  | {
+      /** Appended to a file. */
+      kind: 'file';
+      /** The file's absolute path. */
+      path: string;
+    };
 
+/** StdioOptions validated, with every default filled in (a StdioTransport's `options`). */
 export interface ResolvedStdioOptions {
+  /** The executable, as given (looked up on PATH when it is started). */
   readonly command: string;
+  /** Its arguments, passed as they are (no shell). */
   readonly args: readonly string[];
   /** In the order given; a later entry wins over an earlier one of the same name. */
   readonly env: ReadonlyArray<readonly [string, EnvValue]>;
+  /** The working directory, or undefined for this process's. */
   readonly cwd: string | undefined;
+  /** Where the server's stderr goes. */
   readonly stderr: ResolvedStderr;
+  /** How many bytes of stderr's end a close reason keeps (0: none). */
   readonly stderrTail: number;
+  /** Windows: whether `.bat`/`.cmd` executables other than npm's shims may be started. */
   readonly allowBatchFiles: boolean;
+  /** The longest line (one message) the server may write, in bytes. */
   readonly maxMessageBytes: number;
+  /** How many non-JSON-RPC lines in a row are dropped before the transport closes. */
   readonly maxJunkLines: number;
+  /** How many bytes may wait to be written to a server that stopped reading. */
   readonly maxWriteQueueBytes: number;
+  /** How long a server has to exit after its stdin closes, in ms. */
   readonly stdinGrace: number;
+  /** How long after SIGTERM before SIGKILL, in ms. */
   readonly termGrace: number;
 }
 
