@@ -84,7 +84,7 @@ async function exchangeIdToken(
     }
     return answer.access_token;
   } catch (error) {
-    throw toAuthError(oauth, error, 'token', what, context);
+    throw toAuthError(oauth, error, 'token', what, context, 'the identity provider');
   }
 }
 

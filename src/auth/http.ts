@@ -222,6 +222,7 @@ export function toAuthError(
   step: AuthStep,
   what: string,
   context: AuthContext,
+  answerer = 'the authorization server',
 ): AuthError {
   if (error instanceof AuthError) return error;
   if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
@@ -229,7 +230,7 @@ export function toAuthError(
     const code = serverText(error.error, context);
     return new AuthError(
       step,
-      `${what}: the authorization server answered ${code ?? 'an error'}${description ? ` (${description})` : ''}`,
+      `${what}: ${answerer} answered ${code ?? 'an error'}${description ? ` (${description})` : ''}`,
       {
         server: context.server,
         ...(code ? { error: code } : {}),
