@@ -47,7 +47,10 @@ function authOptions() {
       clientId: context.client_id,
     };
   }
-  if (scenario === 'auth/enterprise-managed-authorization' || scenario === 'auth/cross-app-access-complete-flow') {
+  if (
+    scenario === 'auth/enterprise-managed-authorization' ||
+    scenario === 'auth/cross-app-access-complete-flow'
+  ) {
     // Enterprise-managed authorization (SEP-990): the user's ID token from the enterprise IdP,
     // exchanged there for an ID-JAG, traded at the MCP server's authorization server.
     return {
