@@ -141,6 +141,14 @@ for (const runner of RUNNERS) {
     }
   }
 }
+for (const name of only) {
+  if (!results.some((r) => r.scenario === name)) {
+    results.push({ runner: '-', scenario: name, version: '-', ok: false, summary: 'not run' });
+    console.log(
+      `FAIL ${name}: ${SCENARIOS.includes(name) ? 'no runner lists it' : 'not in SCENARIOS (scripts/conformance/run.mjs)'}`,
+    );
+  }
+}
 const failed = results.filter((r) => !r.ok).length;
 console.log(
   `conformance: ${results.length - failed} passed, ${failed} failed, ${Math.round((Date.now() - began) / 1000)} s`,
