@@ -118,6 +118,13 @@ export class DPoPProver {
     return new DPoPProver(stored, { privateKey, publicKey }, oauth);
   }
 
+  /** Takes the nonces `previous` kept (a new grant's prover replaces it). */
+  inheritNonces(previous: DPoPProver | undefined): void {
+    if (!previous) return;
+    for (const [origin, nonce] of previous.#nonces)
+      if (!this.#nonces.has(origin)) this.#nonces.set(origin, nonce);
+  }
+
   /** Keeps `nonce` for the next proofs to `url`'s origin. */
   rememberNonce(url: URL, nonce: string): void {
     this.#nonces.set(url.origin, nonce);

@@ -354,6 +354,7 @@ export class OAuthProvider implements AuthProvider {
       ...(this.#context.dpop ? { dpopKey: this.#context.dpop.stored } : {}),
     };
     this.#tokens = stored;
+    this.#context.dpop?.inheritNonces(this.#prover);
     this.#prover = this.#context.dpop;
     await this.#options.store.set(key, stored);
     const pointsTo = `${found.issuer} ${found.resource}`;

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chooseDPoPAlgorithm } from '../../src/auth/dpop.js';
 import { AuthError, FileTokenStore, MemoryTokenStore, type StoredTokens } from '../../src/index.js';
 import { browser } from '../helpers/auth-browser.js';
@@ -66,6 +67,27 @@ test('a nonce required at the token endpoint and at the MCP server: each request
   const tokenAnswers = as.requests.filter((r) => r.path === '/token').map((r) => r.status);
   assert.deepEqual(tokenAnswers, [400, 200], 'use_dpop_nonce, then the same request with the nonce');
   assert.deepEqual(refusals, ['no token', 'use_dpop_nonce'], 'later requests carry the nonce from the start');
+});
+
+test('a due token is refreshed with the same key (a DPoP-bound refresh token), and the nonce outlives the refresh', async () => {
+  const store = new MemoryTokenStore();
+  const { as, mcp, refusals } = await oidcScene({
+    dpop: 'on',
+    accessTokenTtl: 2,
+    resource: { nonce: 'kept' },
+  });
+  const client = oidcClient(mcp.url, { onAuthorizationUrl: browser(), store });
+  await client.connect();
+  const before = (await store.get(`tokens ${as.issuer} ${mcp.url}`)) as StoredTokens;
+  assert.ok(before.refreshToken, 'oidc-provider issued a refresh token');
+  await sleep(2100); // the 2 s access token is due
+  assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'later' } })), 'later');
+  const after = (await store.get(`tokens ${as.issuer} ${mcp.url}`)) as StoredTokens;
+  assert.equal(as.issued('refresh_token'), 1);
+  assert.notEqual(after.accessToken, before.accessToken);
+  assert.deepEqual(after.dpopKey, before.dpopKey, 'the same key: the refresh token is bound to it');
+  assert.equal(after.tokenType, 'DPoP');
+  assert.deepEqual(refusals, ['no token', 'use_dpop_nonce'], 'no nonce refusal after the refresh');
 });
 
 test('the latest nonce is kept: a server that rotates it after each use costs one retry per request, never more', async () => {
