@@ -59,14 +59,17 @@ export interface AuthorizedRequest {
  */
 export async function sendWithAuthorization<R extends ChallengeableResponse>(
   provider: AuthProvider,
-  send: (headers: AuthHeaders | undefined) => Promise<R>,
+  send: (
+    headers: AuthHeaders | undefined,
+    reprove: (url: URL) => Promise<AuthHeaders | undefined>,
+  ) => Promise<R>,
   request: AuthorizedRequest,
   protocolVersion?: string,
 ): Promise<R> {
   let nonceRetried = false;
   for (let attempt = 0; ; ) {
     const headers = await provider.requestHeaders(request.method, request.url);
-    const response = await send(headers);
+    const response = await send(headers, (url) => provider.requestHeaders(request.method, url));
     if (response.dpopNonce) provider.rememberNonce(request.url, response.dpopNonce);
     if (response.status !== 401 && response.status !== 403) return response;
     if (!nonceRetried && headers?.dpop && response.dpopNonce && asksForNonce(response.wwwAuthenticate)) {

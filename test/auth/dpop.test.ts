@@ -59,6 +59,19 @@ test('a proof replayed, a token without its proof, or the token as Bearer: the r
   assert.deepEqual(refusals.slice(-3), ['replayed proof (jti seen)', 'no DPoP proof', 'no token']);
 });
 
+test('a same-origin redirect gets a proof of its own: the new URL as htu, a new jti', async () => {
+  const { mcp, refusals } = await oidcScene({ dpop: 'on', redirect: '/mcp/moved' });
+  const client = oidcClient(`${mcp.origin}/mcp/moved`, { onAuthorizationUrl: browser() });
+  await client.connect();
+  assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'moved' } })), 'moved');
+  assert.deepEqual(refusals, ['no token']);
+  const hops = mcp.requests.filter((r) => r.path === '/mcp/moved' || r.path === '/mcp');
+  assert.ok(
+    hops.some((r) => r.path === '/mcp/moved'),
+    'the requests went to the old URL first',
+  );
+});
+
 test('a nonce required at the token endpoint and at the MCP server: each request sent again once, with it', async () => {
   const { as, mcp, refusals } = await oidcScene({ dpop: 'nonce', resource: { nonce: 'resource-nonce-1' } });
   const client = oidcClient(mcp.url, { onAuthorizationUrl: browser() });

@@ -17,11 +17,15 @@ export interface OidcScene {
 
 /** `resource`: what the MCP server asks of DPoP proofs (with `dpop`, it takes only DPoP-bound tokens). */
 export async function oidcScene(
-  options: OidcServerOptions & { resource?: JwtGuardOptions['dpop'] } = {},
+  options: OidcServerOptions & { resource?: JwtGuardOptions['dpop']; redirect?: string } = {},
 ): Promise<OidcScene> {
   const as = await startOidcServer(options);
   closeLater(as.close);
-  const guard = jwtGuard({ issuer: as.issuer, ...(options.dpop ? { dpop: options.resource ?? {} } : {}) });
+  const guard = jwtGuard({
+    issuer: as.issuer,
+    ...(options.dpop ? { dpop: options.resource ?? {} } : {}),
+    ...(options.redirect ? { redirect: options.redirect } : {}),
+  });
   const mcp = await startSdkV2({ guard });
   closeLater(mcp.close);
   return {

@@ -8,11 +8,14 @@ import type { AuthHeaders, AuthorizedRequest, ChallengeableResponse } from '../.
 export interface HttpAuthorization {
   /**
    * Sends `request` with the current token's headers (`authorization`, and a `dpop` proof for
-   * the method and URL with a DPoP-bound token); on a 401 (or a 403 insufficient_scope)
-   * authorizes and sends again.
+   * the method and URL with a DPoP-bound token; `reprove` gives the headers for a redirect's
+   * URL); on a 401 (or a 403 insufficient_scope) authorizes and sends again.
    */
   send<R extends ChallengeableResponse>(
-    send: (headers: AuthHeaders | undefined) => Promise<R>,
+    send: (
+      headers: AuthHeaders | undefined,
+      reprove: (url: URL) => Promise<AuthHeaders | undefined>,
+    ) => Promise<R>,
     request: AuthorizedRequest,
     protocolVersion?: string,
   ): Promise<R>;

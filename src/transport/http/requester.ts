@@ -137,8 +137,8 @@ export class Requester {
 
   async #sendAuthorized(url: URL, init: SendInit, auth: HttpAuthorization): Promise<HttpResponse> {
     const answer = await auth.send(
-      async (authorization) => {
-        const response = await this.#follow(url, init, authorization);
+      async (authorization, reprove) => {
+        const response = await this.#follow(url, init, authorization, reprove);
         return {
           response,
           status: response.status,
@@ -153,8 +153,16 @@ export class Requester {
     return answer.response;
   }
 
-  /** One request and its same-origin redirects; the `authorization` headers go to this origin only. */
-  async #follow(url: URL, init: SendInit, authorization: AuthHeaders | undefined): Promise<HttpResponse> {
+  /**
+   * One request and its same-origin redirects; the `authorization` headers go to this origin
+   * only, with a new DPoP proof (`reprove`) for each hop: a proof names one URL and is used once.
+   */
+  async #follow(
+    url: URL,
+    init: SendInit,
+    authorization: AuthHeaders | undefined,
+    reprove?: (url: URL) => Promise<AuthHeaders | undefined>,
+  ): Promise<HttpResponse> {
     let target = url;
     for (let hop = 0; ; hop++) {
       let answer: Dispatcher.ResponseData;
@@ -170,6 +178,7 @@ export class Requester {
       const response = this.#response(answer, target, init);
       if (!isRedirect(response.status)) return response;
       target = this.#redirectTarget(response, init, hop);
+      if (authorization?.dpop && reprove) authorization = await reprove(target);
     }
   }
 
