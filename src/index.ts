@@ -6,8 +6,10 @@
  * @packageDocumentation
  * @module conduit-mcp
  */
+
+export type { StoredDPoPKey } from './auth/dpop.js';
 export { type LogoutOptions, type LogoutResult, logout, type RevocableToken } from './auth/logout.js';
-export type { Credential, OAuthOptions } from './auth/options.js';
+export type { Credential, OAuthGrant, OAuthOptions } from './auth/options.js';
 export {
   FileTokenStore,
   MemoryTokenStore,

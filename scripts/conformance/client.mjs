@@ -47,6 +47,23 @@ function authOptions() {
       clientId: context.client_id,
     };
   }
+  if (
+    scenario === 'auth/enterprise-managed-authorization' ||
+    scenario === 'auth/cross-app-access-complete-flow'
+  ) {
+    // Enterprise-managed authorization (SEP-990): the user's ID token from the enterprise IdP,
+    // exchanged there for an ID-JAG, traded at the MCP server's authorization server.
+    return {
+      allowPrivateNetwork: true,
+      grant: 'enterprise',
+      idToken: () => context.idp_id_token,
+      idpTokenEndpoint: context.idp_token_endpoint,
+      idpIssuer: context.idp_issuer,
+      idpClientId: context.idp_client_id,
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+    };
+  }
   if (scenario.startsWith('auth/client-credentials-')) {
     return {
       allowPrivateNetwork: true,

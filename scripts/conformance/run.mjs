@@ -3,9 +3,10 @@
 // 0.2.0-alpha.12), against scripts/conformance/client.mjs: every client scenario, auth included,
 // at every wire version each runner offers for it (a `draft` or `extension` scenario of 0.1.16,
 // and an extension of 0.2.0, runs once without --spec-version). No expected-failures file: a
-// FAILURE or a WARNING in any run fails the whole; a scenario a runner lists that is neither
-// here nor in NOT_IMPLEMENTED fails too, so a new one is never skipped silently. The runner needs Node 22+; CONFORMANCE_NODE names one, else
-// scripts/ci/install-node.sh 22 provides it.
+// FAILURE or a WARNING in any run fails the whole; a scenario a runner lists that is not in
+// SCENARIOS fails too, so a new one is never skipped silently, and nothing is left out by name.
+// The runner needs Node 22+; CONFORMANCE_NODE names one, else scripts/ci/install-node.sh 22
+// provides it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ const RUNNERS = [
   { label: '0.1.16', entry: 'node_modules/@modelcontextprotocol/conformance/dist/index.js' },
   { label: '0.2.0-alpha.12', entry: 'node_modules/conformance-next/dist/index.js' },
 ];
-/** The client scenarios we run (issue #17: core; issue #18: auth); a runner runs those it lists. */
+/** The client scenarios we run (issue #17: core; issues #18 and #38: auth); a runner runs those it lists. */
 const SCENARIOS = [
   'initialize',
   'tools_call',
@@ -62,17 +63,11 @@ const SCENARIOS = [
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
   'auth/wif-jwt-bearer',
-];
-/**
- * Optional extensions the library does not implement (README, Authorization, "Not here"), left
- * out by name: DPoP (SEP-1932) and enterprise-managed authorization / cross-app access (SEP-990).
- */
-const NOT_IMPLEMENTED = new Set([
   'auth/dpop',
   'auth/dpop-nonce',
   'auth/enterprise-managed-authorization',
   'auth/cross-app-access-complete-flow',
-]);
+];
 const only = process.argv.slice(2);
 
 const node22 =
@@ -102,9 +97,9 @@ const began = Date.now();
 for (const runner of RUNNERS) {
   const offered = listed(runner.entry);
   for (const scenario of offered.keys()) {
-    if (!SCENARIOS.includes(scenario) && !NOT_IMPLEMENTED.has(scenario) && !only.length) {
+    if (!SCENARIOS.includes(scenario) && !only.length) {
       results.push({ runner: runner.label, scenario, version: '-', ok: false, summary: 'not in run.mjs' });
-      console.log(`FAIL ${runner.label} ${scenario}: listed by the runner but neither run nor excluded`);
+      console.log(`FAIL ${runner.label} ${scenario}: listed by the runner but not run`);
     }
   }
   for (const scenario of SCENARIOS) {
@@ -144,6 +139,14 @@ for (const runner of RUNNERS) {
             .join('\n'),
         );
     }
+  }
+}
+for (const name of only) {
+  if (!results.some((r) => r.scenario === name)) {
+    results.push({ runner: '-', scenario: name, version: '-', ok: false, summary: 'not run' });
+    console.log(
+      `FAIL ${name}: ${SCENARIOS.includes(name) ? 'no runner lists it' : 'not in SCENARIOS (scripts/conformance/run.mjs)'}`,
+    );
   }
 }
 const failed = results.filter((r) => !r.ok).length;

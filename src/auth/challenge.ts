@@ -79,9 +79,15 @@ function parseOne(text: string): AuthChallenge[] {
   return challenges;
 }
 
-/** The Bearer challenge's parameters, if the header has one. */
+/**
+ * The Bearer challenge's parameters, if the header has one, else the DPoP challenge's (RFC 9449
+ * §7.1: a server that takes only DPoP tokens challenges with the DPoP scheme, same parameters).
+ */
 export function bearerChallenge(header: string | readonly string[] | undefined): BearerChallenge | undefined {
-  const bearer = parseChallenges(header).find((challenge) => challenge.scheme === 'bearer');
+  const challenges = parseChallenges(header);
+  const bearer =
+    challenges.find((challenge) => challenge.scheme === 'bearer') ??
+    challenges.find((challenge) => challenge.scheme === 'dpop');
   if (!bearer) return undefined;
   const { resource_metadata, scope, error, error_description } = bearer.params;
   return {

@@ -43,10 +43,26 @@ async function tokenRequest(
     });
   }
   try {
-    return issuedTokens(await exchange(as.token_endpoint), step, context);
+    let response: TokenEndpointResponse;
+    try {
+      response = await exchange(as.token_endpoint);
+    } catch (error) {
+      // The handle kept the nonce of the refusal: one more request carries it (RFC 9449 §8).
+      if (!context.dpop || !oauth.isDPoPNonceError(error)) throw error;
+      response = await exchange(as.token_endpoint);
+    }
+    return issuedTokens(response, step, context);
   } catch (error) {
     throw toAuthError(oauth, error, step, what, context);
   }
+}
+
+/** requestOptions for a token request: with the DPoP handle when the grant proves a key. */
+function tokenRequestOptions(oauth: OAuth, endpoint: string, context: AuthContext) {
+  return {
+    ...requestOptions(oauth, endpoint, context),
+    ...(context.dpop ? { DPoP: context.dpop.handle } : {}),
+  };
 }
 
 /** Checks a token response and records its credentials as secrets before anything can quote them. */
@@ -57,10 +73,11 @@ export function issuedTokens(
 ): IssuedTokens {
   context.secrets.add(response.access_token);
   if (response.refresh_token) context.secrets.add(response.refresh_token);
-  if (response.token_type.toLowerCase() !== 'bearer') {
+  const type = response.token_type.toLowerCase();
+  if (type !== 'bearer' && !(type === 'dpop' && context.dpop)) {
     throw new AuthError(
       step,
-      `the authorization server issued a ${response.token_type} token; only Bearer tokens are supported`,
+      `the authorization server issued a ${response.token_type} token; only Bearer tokens${context.dpop ? ' and DPoP tokens' : ' (and DPoP tokens, when asked for with a proof)'} are supported`,
       {
         server: context.server,
       },
@@ -68,7 +85,7 @@ export function issuedTokens(
   }
   return {
     accessToken: response.access_token,
-    tokenType: 'Bearer',
+    tokenType: type === 'dpop' ? 'DPoP' : 'Bearer',
     refreshToken: response.refresh_token,
     expiresIn: typeof response.expires_in === 'number' ? response.expires_in : undefined,
   };
@@ -94,7 +111,10 @@ export async function redeemCode(
       callbackParameters,
       redirectUri,
       verifier,
-      { ...requestOptions(oauth, endpoint, context), additionalParameters: { resource: found.resource } },
+      {
+        ...tokenRequestOptions(oauth, endpoint, context),
+        additionalParameters: { resource: found.resource },
+      },
     );
     return oauth.processAuthorizationCodeResponse(found.as, oauthClient(client), response);
   });
@@ -118,7 +138,7 @@ export async function clientCredentials(
       oauthClient(client),
       await clientAuthentication(oauth, client, options, context),
       parameters,
-      requestOptions(oauth, endpoint, context),
+      tokenRequestOptions(oauth, endpoint, context),
     );
     return oauth.processClientCredentialsResponse(found.as, oauthClient(client), response);
   });
@@ -140,24 +160,37 @@ export async function jwtBearer(
   scopes: readonly string[],
   context: AuthContext,
 ): Promise<IssuedTokens> {
+  let assertion: string;
+  try {
+    assertion = await exposeSecret(options.assertion!);
+  } catch (error) {
+    throw new AuthError(
+      'token',
+      `reading auth.assertion (the workload's JWT) failed: ${error instanceof Error ? error.message : String(error)}; check the function or file that provides it`,
+      { server: context.server },
+    );
+  }
+  if (assertion.length === 0) {
+    throw new AuthError('token', "auth.assertion gave an empty string; it must give the workload's JWT", {
+      server: context.server,
+    });
+  }
+  return assertionGrant(oauth, found, client, options, assertion, scopes, context);
+}
+
+/** The RFC 7523 JWT-bearer request itself, with `assertion` (a workload's JWT, or an ID-JAG). */
+export async function assertionGrant(
+  oauth: OAuth,
+  found: Discovered,
+  client: ClientIdentity | undefined,
+  options: ResolvedOAuthOptions,
+  assertion: string,
+  scopes: readonly string[],
+  context: AuthContext,
+): Promise<IssuedTokens> {
+  context.secrets.add(assertion);
   const what = `the jwt-bearer request to ${found.issuer}`;
   return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
-    let assertion: string;
-    try {
-      assertion = await exposeSecret(options.assertion!);
-    } catch (error) {
-      throw new AuthError(
-        'token',
-        `reading auth.assertion (the workload's JWT) failed: ${error instanceof Error ? error.message : String(error)}; check the function or file that provides it`,
-        { server: context.server },
-      );
-    }
-    if (assertion.length === 0) {
-      throw new AuthError('token', "auth.assertion gave an empty string; it must give the workload's JWT", {
-        server: context.server,
-      });
-    }
-    context.secrets.add(assertion);
     const parameters: Record<string, string> = { assertion, resource: found.resource };
     if (scopes.length > 0) parameters.scope = scopes.join(' ');
     const asClient = client ? oauthClient(client) : ANONYMOUS;
@@ -167,7 +200,7 @@ export async function jwtBearer(
       client ? await clientAuthentication(oauth, client, options, context) : noClientAuthentication,
       JWT_BEARER_GRANT,
       parameters,
-      requestOptions(oauth, endpoint, context),
+      tokenRequestOptions(oauth, endpoint, context),
     );
     return oauth.processGenericTokenEndpointResponse(found.as, asClient, response);
   });
@@ -194,7 +227,10 @@ export async function refresh(
       oauthClient(client),
       await clientAuthentication(oauth, client, options, context),
       refreshToken,
-      { ...requestOptions(oauth, endpoint, context), additionalParameters: { resource: found.resource } },
+      {
+        ...tokenRequestOptions(oauth, endpoint, context),
+        additionalParameters: { resource: found.resource },
+      },
     );
     return oauth.processRefreshTokenResponse(found.as, oauthClient(client), response);
   });

@@ -1,6 +1,7 @@
 import type { allowInsecureRequests, customFetch } from 'oauth4webapi';
 import { channels } from '../diagnostics.js';
 import { AuthError, type AuthStep } from '../errors.js';
+import type { DPoPProver } from './dpop.js';
 import { isLoopbackName, isPrivateAddress, type OAuthFetch, PrivateAddressError } from './network-policy.js';
 
 export type OAuth = typeof import('oauth4webapi');
@@ -29,6 +30,8 @@ export interface AuthContext {
   readonly onUserWait?: (waiting: boolean) => void;
   /** Aborted when the transport closes: a wait for the user ends, and its listener closes. */
   readonly signal?: AbortSignal;
+  /** The DPoP key the token requests of the current grant prove possession of, if DPoP is used. */
+  dpop?: DPoPProver | undefined;
 }
 
 /** Largest metadata or registration document read, in bytes. */
@@ -219,6 +222,7 @@ export function toAuthError(
   step: AuthStep,
   what: string,
   context: AuthContext,
+  answerer = 'the authorization server',
 ): AuthError {
   if (error instanceof AuthError) return error;
   if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
@@ -226,7 +230,7 @@ export function toAuthError(
     const code = serverText(error.error, context);
     return new AuthError(
       step,
-      `${what}: the authorization server answered ${code ?? 'an error'}${description ? ` (${description})` : ''}`,
+      `${what}: ${answerer} answered ${code ?? 'an error'}${description ? ` (${description})` : ''}`,
       {
         server: context.server,
         ...(code ? { error: code } : {}),

@@ -10,8 +10,10 @@ export type Credential = string | Secret;
 export interface OAuthOptions {
   /**
    * `'authorization_code'` (a user consents in a browser), `'client_credentials'` (machine to
-   * machine, no user) or `'jwt_bearer'` (a workload's identity token traded for an access token,
-   * RFC 7523). @defaultValue 'authorization_code'
+   * machine, no user), `'jwt_bearer'` (a workload's identity token traded for an access token,
+   * RFC 7523) or `'enterprise'` (the user's ID token exchanged at the enterprise identity provider
+   * for an ID-JAG, RFC 8693, then traded for an access token, RFC 7523; SEP-990).
+   * @defaultValue 'authorization_code'
    */
   readonly grant?: OAuthGrant;
   /**
@@ -20,6 +22,27 @@ export interface OAuthOptions {
    * time a new access token is needed, so a rotated token file is picked up.
    */
   readonly assertion?: Credential | (() => string | Promise<string>);
+  /**
+   * For `'enterprise'` (enterprise-managed authorization, SEP-990): the signed-in user's ID token
+   * from the enterprise identity provider. A function, or a Secret of one, is called again each
+   * time the grant is redone, so it can hand out a fresh token.
+   */
+  readonly idToken?: Credential | (() => string | Promise<string>);
+  /** For `'enterprise'`: the identity provider's token endpoint, where the ID token is exchanged for an ID-JAG. */
+  readonly idpTokenEndpoint?: string | URL;
+  /** For `'enterprise'`: the identity provider's issuer, to discover its token endpoint (instead of `idpTokenEndpoint`). */
+  readonly idpIssuer?: string;
+  /** For `'enterprise'`: this client's ID at the identity provider. */
+  readonly idpClientId?: string;
+  /** For `'enterprise'`: this client's secret at the identity provider (without it, a public client). */
+  readonly idpClientSecret?: Credential;
+  /**
+   * DPoP (RFC 9449, SEP-1932): tokens bound to a key of this client, proved on every request.
+   * Unset, DPoP is used where the authorization server's metadata lists
+   * `dpop_signing_alg_values_supported`; `true` uses it with any server (ES256 where none is
+   * listed); `false` never. @defaultValue undefined
+   */
+  readonly dpop?: boolean;
   /**
    * Where the authorization server sends the user back with the code. Without it the built-in
    * listener takes `http://127.0.0.1:<ephemeral port>/callback`. A loopback `http:` URL with a
@@ -62,14 +85,26 @@ export interface OAuthOptions {
   readonly allowPrivateNetwork?: boolean;
 }
 
-export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+/** How the client gets its tokens; see {@link OAuthOptions.grant}. */
+export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'enterprise';
 
 /** Every grant the client can use, for the checks of the config loader and the command too. */
-export const OAUTH_GRANTS: readonly OAuthGrant[] = ['authorization_code', 'client_credentials', 'jwt_bearer'];
+export const OAUTH_GRANTS: readonly OAuthGrant[] = [
+  'authorization_code',
+  'client_credentials',
+  'jwt_bearer',
+  'enterprise',
+];
 
 export interface ResolvedOAuthOptions {
   readonly grant: OAuthGrant;
   readonly assertion: Secret | undefined;
+  readonly idToken: Secret | undefined;
+  readonly idpTokenEndpoint: URL | undefined;
+  readonly idpIssuer: string | undefined;
+  readonly idpClientId: string | undefined;
+  readonly idpClientSecret: Secret | undefined;
+  readonly dpop: boolean | undefined;
   readonly redirectUrl: URL | undefined;
   readonly onAuthorizationUrl: OAuthOptions['onAuthorizationUrl'];
   readonly clientMetadataUrl: URL | undefined;
@@ -89,6 +124,12 @@ export interface ResolvedOAuthOptions {
 const KEYS = [
   'grant',
   'assertion',
+  'idToken',
+  'idpTokenEndpoint',
+  'idpIssuer',
+  'idpClientId',
+  'idpClientSecret',
+  'dpop',
   'redirectUrl',
   'onAuthorizationUrl',
   'clientMetadataUrl',
@@ -118,7 +159,7 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
   if (!OAUTH_GRANTS.includes(grant)) {
     throw new ConfigError(
       at(prefix, 'grant'),
-      `${at(prefix, 'grant')} must be 'authorization_code', 'client_credentials' or 'jwt_bearer', got ${describe(grant)}`,
+      `${at(prefix, 'grant')} must be 'authorization_code', 'client_credentials', 'jwt_bearer' or 'enterprise', got ${describe(grant)}`,
     );
   }
   const assertion =
@@ -150,6 +191,7 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
       `${at(prefix, 'grant')} 'client_credentials' needs ${at(prefix, 'clientId')} and either ${at(prefix, 'clientSecret')} or ${at(prefix, 'privateKey')}`,
     );
   }
+  const enterprise = enterpriseOptions(input, grant, clientId, prefix);
   const onAuthorizationUrl = input.onAuthorizationUrl;
   if (onAuthorizationUrl !== undefined && typeof onAuthorizationUrl !== 'function') {
     throw new ConfigError(
@@ -167,6 +209,8 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
   return {
     grant,
     assertion,
+    ...enterprise,
+    dpop: input.dpop === undefined ? undefined : booleanOption(input.dpop, at(prefix, 'dpop')),
     redirectUrl: optionalUrl(input.redirectUrl, at(prefix, 'redirectUrl'), ['http:', 'https:']),
     onAuthorizationUrl: onAuthorizationUrl as OAuthOptions['onAuthorizationUrl'],
     clientMetadataUrl: clientMetadataUrl(input.clientMetadataUrl, at(prefix, 'clientMetadataUrl')),
@@ -187,6 +231,64 @@ export function resolveOAuthOptions(raw: unknown, prefix = 'auth'): ResolvedOAut
     requestTimeout: integerOption(input.requestTimeout ?? 30_000, at(prefix, 'requestTimeout'), 'ms', 1),
     allowPrivateNetwork: booleanOption(input.allowPrivateNetwork ?? false, at(prefix, 'allowPrivateNetwork')),
   };
+}
+
+type EnterpriseOptions = Pick<
+  ResolvedOAuthOptions,
+  'idToken' | 'idpTokenEndpoint' | 'idpIssuer' | 'idpClientId' | 'idpClientSecret'
+>;
+
+/** The identity provider's side of grant 'enterprise': all of it with that grant, none without. */
+function enterpriseOptions(
+  input: Record<string, unknown>,
+  grant: OAuthGrant,
+  clientId: string | undefined,
+  prefix: string,
+): EnterpriseOptions {
+  const resolved: EnterpriseOptions = {
+    idToken:
+      typeof input.idToken === 'function'
+        ? new Secret(input.idToken as () => string | Promise<string>)
+        : credential(input.idToken, at(prefix, 'idToken')),
+    idpTokenEndpoint: optionalUrl(input.idpTokenEndpoint, at(prefix, 'idpTokenEndpoint'), [
+      'http:',
+      'https:',
+    ]),
+    // Kept as written: discovery compares the metadata's `issuer` with it exactly.
+    idpIssuer: optionalUrl(input.idpIssuer, at(prefix, 'idpIssuer'), ['http:', 'https:'])
+      ? String(input.idpIssuer)
+      : undefined,
+    idpClientId: optionalString(input.idpClientId, at(prefix, 'idpClientId')),
+    idpClientSecret: credential(input.idpClientSecret, at(prefix, 'idpClientSecret')),
+  };
+  if (grant !== 'enterprise') {
+    const stray = (Object.keys(resolved) as (keyof EnterpriseOptions)[]).find(
+      (key) => resolved[key] !== undefined,
+    );
+    if (stray) {
+      throw new ConfigError(
+        at(prefix, stray),
+        `${at(prefix, stray)} is only used with ${at(prefix, 'grant')} 'enterprise'; set the grant or drop it`,
+      );
+    }
+    return resolved;
+  }
+  const missing = !resolved.idToken
+    ? ['idToken', "the user's ID token from the identity provider, as a Secret or a function returning it"]
+    : !resolved.idpTokenEndpoint && !resolved.idpIssuer
+      ? ['idpTokenEndpoint', "the identity provider's token endpoint (or auth.idpIssuer to discover it)"]
+      : !resolved.idpClientId
+        ? ['idpClientId', "this client's ID at the identity provider"]
+        : !clientId
+          ? ['clientId', "this client's ID at the MCP server's authorization server (the ID-JAG names it)"]
+          : undefined;
+  if (missing) {
+    throw new ConfigError(
+      at(prefix, missing[0]!),
+      `${at(prefix, 'grant')} 'enterprise' needs ${at(prefix, missing[0]!)}: ${missing[1]}`,
+    );
+  }
+  return resolved;
 }
 
 function isTokenStore(value: unknown): value is TokenStore {

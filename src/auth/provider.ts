@@ -2,45 +2,28 @@ import { channels, debug } from '../diagnostics.js';
 import { AuthError } from '../errors.js';
 import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from './challenge.js';
 import { type Discovered, defaultEndpointsFailure, discover } from './discovery.js';
+import { DPoPProver, proverForGrant } from './dpop.js';
 import { pointEndpoint, storedForEndpoint } from './endpoint-tokens.js';
 import { withEntryLock } from './entry-lock.js';
-import { clientCredentials, type IssuedTokens, jwtBearer, refresh, refreshAt } from './grants.js';
+import { type IssuedTokens, refresh, refreshAt } from './grants.js';
 import { type AuthContext, loadOAuth, type OAuth } from './http.js';
+import { machineGrant } from './machine-grants.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
 import { authorizeReplacingRefusedClient, dropRefusedClient, isClientRefusal } from './refused-client.js';
-import { type ClientIdentity, existingClient, resolveClient } from './registration.js';
+import { type ClientIdentity, existingClient } from './registration.js';
+import {
+  type AuthHeaders,
+  type AuthProvider,
+  asksForNonce,
+  attemptsExhausted,
+  type ChallengeInput,
+  nonceRefused,
+} from './send.js';
 import { type StoredTokens, tokensKey } from './token-store.js';
 
 /** Authorizations (or step-ups) one request may cause before it fails with an AuthError. */
 export const MAX_AUTH_ATTEMPTS = 3;
-
-/** A 401 or 403 answer from the protected resource, as the transport saw it. */
-export interface ChallengeInput {
-  readonly status: number;
-  /** The `WWW-Authenticate` header value(s). */
-  readonly wwwAuthenticate: string | readonly string[] | undefined;
-  /** The `Authorization` value the rejected request carried (what `authorizationHeader()` gave), if any. */
-  readonly sentAuthorization: string | undefined;
-  /** How many challenges this same request has already been through (0 on the first). */
-  readonly attempt: number;
-  /** The protocol version in use or being asked for, sent to 2025-03-26 servers during discovery. */
-  readonly protocolVersion?: string;
-}
-
-/** What a transport needs from authorization: a header before each request, and a reaction to a challenge. */
-export interface AuthProvider {
-  /** The `Authorization` header value for the next request to the endpoint's origin, or undefined. */
-  authorizationHeader(): Promise<string | undefined>;
-  /**
-   * Handles a 401, or a 403 `insufficient_scope`: resolves `'retry'` once a token worth retrying
-   * with is held, `'pass'` when the answer is not an authorization matter (another 403), and
-   * rejects with an AuthError when authorization failed or `attempt` reached MAX_AUTH_ATTEMPTS.
-   */
-  onChallenge(input: ChallengeInput): Promise<'retry' | 'pass'>;
-  /** True for URLs the token may be sent to: the endpoint's origin only. */
-  appliesTo(url: URL): boolean;
-}
 
 /**
  * OAuth 2.1 for one MCP endpoint. Knows nothing of JSON-RPC or of the transport: it is given
@@ -60,6 +43,8 @@ export class OAuthProvider implements AuthProvider {
   /** `issuer resource` of the StoredResource this provider last wrote or read. */
   #pointsTo: string | undefined;
   readonly #stepUps = new Map<string, number>();
+  /** Signs the proofs of the DPoP-bound tokens held, if they are. */
+  #prover: DPoPProver | undefined;
 
   constructor(
     endpoint: URL,
@@ -103,7 +88,22 @@ export class OAuthProvider implements AuthProvider {
       });
       await this.#refreshing;
     }
-    return this.#tokens ? `Bearer ${this.#tokens.accessToken}` : undefined;
+    return this.#tokens ? authorization(this.#tokens) : undefined;
+  }
+
+  async requestHeaders(method: string, url: URL): Promise<AuthHeaders | undefined> {
+    const value = await this.authorizationHeader();
+    const tokens = this.#tokens;
+    if (value === undefined) return undefined;
+    if (!tokens?.dpopKey || tokens.tokenType !== 'DPoP') return { authorization: value };
+    if (this.#prover?.stored.privateJwk.d !== tokens.dpopKey.privateJwk.d)
+      this.#prover = await DPoPProver.load(tokens.dpopKey, await loadOAuth());
+    const proof = await this.#prover!.proof(method, url, tokens.accessToken);
+    return { authorization: value, dpop: proof };
+  }
+
+  rememberNonce(url: URL, nonce: string): void {
+    this.#prover?.rememberNonce(url, nonce);
   }
 
   /**
@@ -121,26 +121,15 @@ export class OAuthProvider implements AuthProvider {
     const challenge = bearerChallenge(input.wwwAuthenticate);
     if (input.status === 403 && challenge?.error !== 'insufficient_scope') return 'pass';
     if (input.status !== 401 && input.status !== 403) return 'pass';
-    if (input.attempt >= MAX_AUTH_ATTEMPTS) {
-      throw this.#fail(
-        new AuthError(
-          'authorization',
-          input.status === 401
-            ? `the server still answers 401 after ${input.attempt} authorizations; check that it accepts tokens from its own authorization server`
-            : `the server still answers 403 insufficient_scope${challenge?.scope ? ` (it asks for ${challenge.scope.join(' ')})` : ''} after ${input.attempt} authorization attempts; the authorization server does not grant those scopes to this client`,
-          {
-            server: this.#context.server,
-            status: input.status,
-            ...(challenge?.error ? { error: challenge.error } : {}),
-          },
-        ),
-      );
-    }
+    if (input.status === 401 && asksForNonce(input.wwwAuthenticate))
+      throw this.#fail(nonceRefused(this.#context.server));
+    if (input.attempt >= MAX_AUTH_ATTEMPTS)
+      throw this.#fail(attemptsExhausted(input, challenge, this.#context.server));
     if (this.#flow) {
       await this.#flow;
       return 'retry';
     }
-    const current = this.#tokens ? `Bearer ${this.#tokens.accessToken}` : undefined;
+    const current = this.#tokens ? authorization(this.#tokens) : undefined;
     if (current !== undefined && current !== input.sentAuthorization) return 'retry'; // already replaced
     this.#flow = this.#handle(input, challenge).finally(() => {
       this.#flow = undefined;
@@ -183,7 +172,8 @@ export class OAuthProvider implements AuthProvider {
       return this.#obtain(oauth, found, key, this.#withOfflineAccess(found, scopes));
     }
     // Another client sharing the store may have got a newer token.
-    if (this.#adopt(stored, `Bearer ${stored?.accessToken}` !== input.sentAuthorization)) return;
+    if (this.#adopt(stored, stored === undefined || authorization(stored) !== input.sentAuthorization))
+      return;
     const held = stored ?? this.#tokens;
     if (held?.refreshToken && held.issuer === found.issuer) {
       if (await this.#tryRefresh(oauth, found, key, held)) return;
@@ -236,14 +226,9 @@ export class OAuthProvider implements AuthProvider {
   async #obtain(oauth: OAuth, found: Discovered, key: string, scopes: string[]): Promise<void> {
     let tokens: IssuedTokens;
     try {
-      if (this.#options.grant === 'client_credentials') {
-        const client = await resolveClient(oauth, found, this.#options, undefined, this.#context);
-        tokens = await clientCredentials(oauth, found, client, this.#options, scopes, this.#context);
-      } else if (this.#options.grant === 'jwt_bearer') {
-        const client = this.#options.clientId
-          ? await resolveClient(oauth, found, this.#options, undefined, this.#context)
-          : undefined;
-        tokens = await jwtBearer(oauth, found, client, this.#options, scopes, this.#context);
+      this.#context.dpop = await proverForGrant(oauth, found, this.#options, this.#tokens, this.#context);
+      if (this.#options.grant !== 'authorization_code') {
+        tokens = await machineGrant(oauth, found, this.#options, scopes, this.#context);
       } else {
         const result = await authorizeReplacingRefusedClient(
           oauth,
@@ -287,6 +272,8 @@ export class OAuthProvider implements AuthProvider {
       try {
         client = await existingClient(found, this.#options, undefined);
         if (!client) return this.#forget(key, using); // its client is gone: a new one authorizes
+        // A refresh token issued with a DPoP proof is bound to that key (RFC 9449 §5).
+        this.#context.dpop = using.dpopKey ? await DPoPProver.load(using.dpopKey, oauth) : undefined;
         const tokens = await refresh(oauth, found, client, this.#options, using.refreshToken, this.#context);
         await this.#save(key, found, tokens, using.scope ?? '');
         this.#emit({ event: 'refreshed', step: 'refresh', issuer: found.issuer });
@@ -348,6 +335,7 @@ export class OAuthProvider implements AuthProvider {
     if (stored?.kind !== 'tokens') return undefined;
     this.#context.secrets.add(stored.accessToken);
     if (stored.refreshToken) this.#context.secrets.add(stored.refreshToken);
+    if (stored.dpopKey?.privateJwk.d) this.#context.secrets.add(stored.dpopKey.privateJwk.d);
     return stored;
   }
 
@@ -363,8 +351,11 @@ export class OAuthProvider implements AuthProvider {
         : {}),
       ...(tokens.expiresIn !== undefined ? { refreshAt: refreshAt(tokens.expiresIn, Date.now()) } : {}),
       ...(scope ? { scope } : {}),
+      ...(this.#context.dpop ? { dpopKey: this.#context.dpop.stored } : {}),
     };
     this.#tokens = stored;
+    this.#context.dpop?.inheritNonces(this.#prover);
+    this.#prover = this.#context.dpop;
     await this.#options.store.set(key, stored);
     const pointsTo = `${found.issuer} ${found.resource}`;
     if (this.#pointsTo !== pointsTo) {
@@ -390,4 +381,16 @@ export class OAuthProvider implements AuthProvider {
   }
 }
 
-export { type ChallengeableResponse, sendWithAuthorization } from './send.js';
+/** The `Authorization` value of held tokens: `DPoP <token>` for a DPoP-bound token, else `Bearer <token>`. */
+function authorization(tokens: StoredTokens): string {
+  return `${tokens.tokenType === 'DPoP' && tokens.dpopKey ? 'DPoP' : 'Bearer'} ${tokens.accessToken}`;
+}
+
+export {
+  type AuthHeaders,
+  type AuthorizedRequest,
+  type AuthProvider,
+  type ChallengeableResponse,
+  type ChallengeInput,
+  sendWithAuthorization,
+} from './send.js';

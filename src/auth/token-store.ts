@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { StoredDPoPKey } from './dpop.js';
 import { InProcessLocks } from './entry-lock.js';
 
 /** Tokens for one resource from one authorization server (`key`: `tokens <issuer> <resource>`). */
@@ -19,6 +20,8 @@ export interface StoredTokens {
   readonly refreshAt?: number;
   /** The scopes asked for (space-separated), kept for step-up. */
   readonly scope?: string;
+  /** The DPoP key pair the tokens are bound to (RFC 9449), when they were issued with a proof. */
+  readonly dpopKey?: StoredDPoPKey;
 }
 
 /** A client registered with one authorization server (`key`: `client <issuer>`). */

@@ -76,6 +76,8 @@ export interface CliArguments {
   assertionFile: string | undefined;
   /** OAuth: `--scope` (repeatable). */
   scopes: string[];
+  /** OAuth: `--dpop`, DPoP-bound tokens even where the authorization server does not advertise DPoP. */
+  dpop: boolean;
   /**
    * OAuth consent: `wait` prints the URL and waits for the redirect (the default), `open` also
    * hands the URL to the system's browser (`--open`), `never` fails at once (`--no-login`).

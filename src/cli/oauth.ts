@@ -82,6 +82,7 @@ export function oauthOptions(
     ...(clientSecret !== undefined ? { clientSecret } : {}),
     ...(cli.assertionFile !== undefined ? { assertion: async () => readAssertion(cli.assertionFile!) } : {}),
     ...(cli.scopes.length > 0 ? { scopes: cli.scopes } : {}),
+    ...(cli.dpop ? { dpop: true } : {}),
     onAuthorizationUrl: async (authorizationUrl: URL) => {
       if (cli.login === 'never') {
         throw new Error(

@@ -17,6 +17,7 @@ export function httpOnlyFlags(cli: CliArguments): string[] {
     cli.grant !== undefined ? '--grant' : '',
     cli.assertionFile !== undefined ? '--assertion-file' : '',
     cli.scopes.length > 0 ? '--scope' : '',
+    cli.dpop ? '--dpop' : '',
     cli.login === 'open' ? '--open' : '',
     cli.login === 'never' ? '--no-login' : '',
   ].filter(Boolean);

@@ -24,6 +24,7 @@ export const OPTIONS = {
   grant: { type: 'string' },
   'assertion-file': { type: 'string' },
   scope: { type: 'string', multiple: true },
+  dpop: { type: 'boolean' },
   open: { type: 'boolean' },
   'no-login': { type: 'boolean' },
   'pass-env': { type: 'string', multiple: true },

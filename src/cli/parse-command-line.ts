@@ -265,6 +265,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     grant,
     assertionFile: values['assertion-file'],
     scopes: values.scope ?? [],
+    dpop: values.dpop === true,
     login: values.open === true ? 'open' : values['no-login'] === true ? 'never' : 'wait',
   };
   checkServerKindFlags(cli);

@@ -49,6 +49,8 @@ the config dir being $XDG_CONFIG_HOME, else ~/.config, or %APPDATA% on Windows; 
   --assertion-file <path> the workload's JWT (e.g. a Kubernetes projected token), read again
                           whenever a token is due, so a rotated file is picked up
   --scope <scope>         ask for this scope (repeatable; default: the server's)
+  --dpop                  DPoP-bound tokens (RFC 9449) even where the authorization server does
+                          not advertise DPoP (where it does, they are used anyway)
   --open                  also open the authorization URL in the system's browser
   --no-login              never ask for consent: fail at once (exit 1) where it would be needed,
                           e.g. in scripts and CI, where nobody can open the URL

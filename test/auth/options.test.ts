@@ -66,7 +66,44 @@ test('auth options: defaults, Secrets, and a ConfigError naming the key', () => 
     [
       { grant: 'password' },
       'transport.auth.grant',
-      /'authorization_code', 'client_credentials' or 'jwt_bearer'/,
+      /'authorization_code', 'client_credentials', 'jwt_bearer' or 'enterprise'/,
+    ],
+    [{ dpop: 'yes' }, 'transport.auth.dpop', /must be true or false/],
+    [
+      { grant: 'enterprise', clientId: 'c' },
+      'transport.auth.idToken',
+      /'enterprise' needs transport\.auth\.idToken/,
+    ],
+    [
+      { grant: 'enterprise', clientId: 'c', idToken: () => 'id' },
+      'transport.auth.idpTokenEndpoint',
+      /needs transport\.auth\.idpTokenEndpoint: the identity provider's token endpoint \(or auth\.idpIssuer/,
+    ],
+    [
+      { grant: 'enterprise', clientId: 'c', idToken: () => 'id', idpIssuer: 'https://idp.example' },
+      'transport.auth.idpClientId',
+      /needs transport\.auth\.idpClientId/,
+    ],
+    [
+      { grant: 'enterprise', idToken: () => 'id', idpIssuer: 'https://idp.example', idpClientId: 'i' },
+      'transport.auth.clientId',
+      /needs transport\.auth\.clientId/,
+    ],
+    [
+      { idpClientId: 'i' },
+      'transport.auth.idpClientId',
+      /only used with transport\.auth\.grant 'enterprise'/,
+    ],
+    [
+      {
+        grant: 'enterprise',
+        clientId: 'c',
+        idToken: 'x',
+        idpTokenEndpoint: 'ftp://idp/token',
+        idpClientId: 'i',
+      },
+      'transport.auth.idpTokenEndpoint',
+      /must use http: or https:/,
     ],
     [{ grant: 'jwt_bearer' }, 'transport.auth.assertion', /'jwt_bearer' needs transport\.auth\.assertion/],
     [

@@ -1,7 +1,7 @@
 // The OAuth scene with a certified authorization server: oidc-provider, and the official SDK's
 // MCP server (2.x, both eras) in front of it, accepting only audience-bound JWTs.
 import { Client, type OAuthOptions } from '../../src/index.js';
-import { jwtGuard } from '../fixtures/auth/jwt-guard.js';
+import { type JwtGuardOptions, jwtGuard } from '../fixtures/auth/jwt-guard.js';
 import { type OidcServer, type OidcServerOptions, startOidcServer } from '../fixtures/auth/oidc-server.js';
 import { type RunningServer, startSdkV2 } from '../fixtures/http/sdk-servers.js';
 import { closeLater } from './auth-setup.js';
@@ -15,10 +15,17 @@ export interface OidcScene {
   readonly refusals: string[];
 }
 
-export async function oidcScene(options: OidcServerOptions = {}): Promise<OidcScene> {
+/** `resource`: what the MCP server asks of DPoP proofs (with `dpop`, it takes only DPoP-bound tokens). */
+export async function oidcScene(
+  options: OidcServerOptions & { resource?: JwtGuardOptions['dpop']; redirect?: string } = {},
+): Promise<OidcScene> {
   const as = await startOidcServer(options);
   closeLater(as.close);
-  const guard = jwtGuard({ issuer: as.issuer });
+  const guard = jwtGuard({
+    issuer: as.issuer,
+    ...(options.dpop ? { dpop: options.resource ?? {} } : {}),
+    ...(options.redirect ? { redirect: options.redirect } : {}),
+  });
   const mcp = await startSdkV2({ guard });
   closeLater(mcp.close);
   return {

@@ -34,16 +34,21 @@ export interface Answer {
 
 /** One request to the resource (with `x-need` to require scopes), authorized by `auth`. */
 export function call(auth: OAuthProvider, endpoint: URL, need?: string): Promise<Answer> {
-  return sendWithAuthorization(auth, async (authorization) => {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { ...(authorization ? { authorization } : {}), ...(need ? { 'x-need': need } : {}) },
-      body: '{}',
-    });
-    return {
-      status: response.status,
-      wwwAuthenticate: response.headers.get('www-authenticate') ?? undefined,
-      body: await response.text(),
-    };
-  });
+  return sendWithAuthorization(
+    auth,
+    async (headers) => {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { ...headers, ...(need ? { 'x-need': need } : {}) },
+        body: '{}',
+      });
+      return {
+        status: response.status,
+        wwwAuthenticate: response.headers.get('www-authenticate') ?? undefined,
+        dpopNonce: response.headers.get('dpop-nonce') ?? undefined,
+        body: await response.text(),
+      };
+    },
+    { method: 'POST', url: endpoint },
+  );
 }

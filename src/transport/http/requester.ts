@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { AuthHeaders } from '../../auth/provider.js';
 import { channels } from '../../diagnostics.js';
 import { AuthError, HttpError } from '../../errors.js';
 import type { HttpAuthorization } from './authorization.js';
@@ -135,20 +136,33 @@ export class Requester {
   }
 
   async #sendAuthorized(url: URL, init: SendInit, auth: HttpAuthorization): Promise<HttpResponse> {
-    const answer = await auth.send(async (authorization) => {
-      const response = await this.#follow(url, init, authorization);
-      return {
-        response,
-        status: response.status,
-        wwwAuthenticate: response.headers['www-authenticate'],
-        discard: () => drain(response.body),
-      };
-    }, init.protocolVersion);
+    const answer = await auth.send(
+      async (authorization, reprove) => {
+        const response = await this.#follow(url, init, authorization, reprove);
+        return {
+          response,
+          status: response.status,
+          wwwAuthenticate: response.headers['www-authenticate'],
+          dpopNonce: headerString(response.headers['dpop-nonce']),
+          discard: () => drain(response.body),
+        };
+      },
+      { method: init.method, url },
+      init.protocolVersion,
+    );
     return answer.response;
   }
 
-  /** One request and its same-origin redirects; `authorization` goes to this origin only. */
-  async #follow(url: URL, init: SendInit, authorization: string | undefined): Promise<HttpResponse> {
+  /**
+   * One request and its same-origin redirects; the `authorization` headers go to this origin
+   * only, with a new DPoP proof (`reprove`) for each hop: a proof names one URL and is used once.
+   */
+  async #follow(
+    url: URL,
+    init: SendInit,
+    authorization: AuthHeaders | undefined,
+    reprove?: (url: URL) => Promise<AuthHeaders | undefined>,
+  ): Promise<HttpResponse> {
     let target = url;
     for (let hop = 0; ; hop++) {
       let answer: Dispatcher.ResponseData;
@@ -164,6 +178,7 @@ export class Requester {
       const response = this.#response(answer, target, init);
       if (!isRedirect(response.status)) return response;
       target = this.#redirectTarget(response, init, hop);
+      if (authorization?.dpop && reprove) authorization = await reprove(target);
     }
   }
 
@@ -200,7 +215,11 @@ export class Requester {
   }
 
   /** Hands one request to the pool (throws, for #follow to turn into an HttpError, if it cannot). */
-  #dispatch(url: URL, init: SendInit, authorization: string | undefined): Promise<Dispatcher.ResponseData> {
+  #dispatch(
+    url: URL,
+    init: SendInit,
+    authorization: AuthHeaders | undefined,
+  ): Promise<Dispatcher.ResponseData> {
     // The pool serves the endpoint's origin only: anything else would reach the wrong host.
     if (url !== this.#endpoint && url.origin !== this.#origin) {
       throw this.#error(
@@ -213,7 +232,7 @@ export class Requester {
     let headers = init.headers;
     if (this.#hasBaseHeaders || authorization !== undefined) {
       headers = { ...this.#baseHeaders, ...headers };
-      if (authorization !== undefined) headers.authorization = authorization;
+      if (authorization !== undefined) Object.assign(headers, authorization);
     }
     return this.#dispatcher.request({
       origin: this.#origin,
