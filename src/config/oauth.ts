@@ -19,10 +19,13 @@ export interface OAuthTemplate {
   readonly callbackPort: number | undefined;
   readonly numbers: Array<['authorizationTimeout' | 'requestTimeout', number]>;
   readonly allowPrivateNetwork: boolean | undefined;
+  readonly dpop: boolean | undefined;
   /** Undefined: in memory (the Client's default, or the host's `oauth.store`). */
   readonly tokenFile: Part[] | undefined;
   /** `jwt_bearer`: a file holding the workload's JWT, read again whenever a token is due. */
   readonly assertionFile: Part[] | undefined;
+  /** `enterprise`: a file holding the user's ID token, read again whenever the grant is redone. */
+  readonly idTokenFile: Part[] | undefined;
 }
 
 const STRING_KEYS = [
@@ -36,9 +39,20 @@ const STRING_KEYS = [
   'clientMetadataUrl',
   'redirectUrl',
   'clientName',
+  'idToken',
+  'idpTokenEndpoint',
+  'idpIssuer',
+  'idpClientId',
+  'idpClientSecret',
 ] as const;
 type StringKey = (typeof STRING_KEYS)[number];
-const SECRET_KEYS: ReadonlySet<string> = new Set(['clientSecret', 'privateKey', 'assertion']);
+const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'clientSecret',
+  'privateKey',
+  'assertion',
+  'idToken',
+  'idpClientSecret',
+]);
 const NUMBER_KEYS = ['authorizationTimeout', 'requestTimeout'] as const;
 /** Keys other hosts write that have no conduit-mcp setting: named in the warnings, not refused. */
 const IGNORED: Record<string, string> = {
@@ -51,8 +65,10 @@ export const OAUTH_KEYS = [
   'scopes',
   'callbackPort',
   'allowPrivateNetwork',
+  'dpop',
   'tokenStore',
   'assertionFile',
+  'idTokenFile',
 ];
 
 interface Reader {
@@ -89,7 +105,7 @@ export function readOAuth(raw: unknown, key: string, { file, text, warnings }: R
   if (grant !== undefined && !OAUTH_GRANTS.includes(grant as OAuthGrant)) {
     fail(
       `${key}.grant`,
-      `must be "authorization_code", "client_credentials" or "jwt_bearer", got ${describe(grant)}`,
+      `must be ${OAUTH_GRANTS.map((name) => `"${name}"`).join(', ')}, got ${describe(grant)}`,
     );
   }
   let scopes: Part[][] | undefined;
@@ -117,6 +133,9 @@ export function readOAuth(raw: unknown, key: string, { file, text, warnings }: R
   if (input.assertionFile !== undefined && input.assertion !== undefined) {
     fail(`${key}.assertionFile`, 'gives the assertion, and so does assertion; keep one of the two');
   }
+  if (input.idTokenFile !== undefined && input.idToken !== undefined) {
+    fail(`${key}.idTokenFile`, 'gives the ID token, and so does idToken; keep one of the two');
+  }
   const numbers: OAuthTemplate['numbers'] = [];
   for (const name of NUMBER_KEYS) {
     const value = input[name];
@@ -130,15 +149,21 @@ export function readOAuth(raw: unknown, key: string, { file, text, warnings }: R
   if (allow !== undefined && typeof allow !== 'boolean') {
     fail(`${key}.allowPrivateNetwork`, `must be true or false, got ${describe(allow)}`);
   }
+  const dpop = input.dpop;
+  if (dpop !== undefined && typeof dpop !== 'boolean') {
+    fail(`${key}.dpop`, `must be true or false, got ${describe(dpop)}`);
+  }
   return {
     strings,
     scopes,
     callbackPort: port as number | undefined,
     numbers,
     allowPrivateNetwork: allow as boolean | undefined,
+    dpop: dpop as boolean | undefined,
     tokenFile: readTokenStore(input.tokenStore, `${key}.tokenStore`, text, fail),
     assertionFile:
       input.assertionFile === undefined ? undefined : text(input.assertionFile, `${key}.assertionFile`),
+    idTokenFile: input.idTokenFile === undefined ? undefined : text(input.idTokenFile, `${key}.idTokenFile`),
   };
 }
 
@@ -181,21 +206,26 @@ export function buildOAuth(
   }
   for (const [name, value] of template.numbers) options[name] = value;
   if (template.allowPrivateNetwork !== undefined) options.allowPrivateNetwork = template.allowPrivateNetwork;
+  if (template.dpop !== undefined) options.dpop = template.dpop;
   if (template.tokenFile) {
     const file = expandHome(joinParts(template.tokenFile, answers));
     options.store = new FileTokenStore(path.resolve(directory, file));
   }
   if (template.assertionFile) {
     const file = path.resolve(directory, expandHome(joinParts(template.assertionFile, answers)));
-    options.assertion = () => readAssertion(file);
+    options.assertion = () => readTokenFile(file, 'assertion', "the workload's JWT");
+  }
+  if (template.idTokenFile) {
+    const file = path.resolve(directory, expandHome(joinParts(template.idTokenFile, answers)));
+    options.idToken = () => readTokenFile(file, 'ID token', "the user's ID token");
   }
   return options as OAuthOptions;
 }
 
-/** The workload's JWT in its file (a rotated token is picked up), trimmed; an empty file is an error. */
-async function readAssertion(file: string): Promise<string> {
+/** A token kept in a file (a rotated one is picked up), trimmed; an empty file is an error. */
+async function readTokenFile(file: string, kind: string, holds: string): Promise<string> {
   const token = (await readFile(file, 'utf8')).trim();
-  if (token === '') throw new Error(`the assertion file ${file} is empty; it should hold the workload's JWT`);
+  if (token === '') throw new Error(`the ${kind} file ${file} is empty; it should hold ${holds}`);
   return token;
 }
 
@@ -206,5 +236,6 @@ export function oauthParts(template: OAuthTemplate): Part[][] {
     ...(template.scopes ?? []),
     template.tokenFile ?? [],
     template.assertionFile ?? [],
+    template.idTokenFile ?? [],
   ];
 }

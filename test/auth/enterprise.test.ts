@@ -4,12 +4,15 @@
 // trades that at the MCP server's loopback authorization server (RFC 7523).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { test } from 'node:test';
-import { AuthError, Client, type OAuthOptions, Secret } from '../../src/index.js';
+import { AuthError, Client, ClientPool, type OAuthOptions, parseConfig, Secret } from '../../src/index.js';
 import { startAuthServer } from '../fixtures/auth/authorization-server.js';
 import { closeLater } from '../helpers/auth-setup.js';
+import { temporaryDirectory } from '../helpers/fixtures.js';
 import { startProtectedMcp } from '../helpers/protected-mcp.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -184,4 +187,57 @@ test('an exchange the IdP refuses: an AuthError naming the IdP step and its erro
   );
   assert.ok(!error.message.includes(idToken));
   assert.equal(auth.tokenRequests().length, 0, 'no jwt-bearer request without an ID-JAG');
+});
+
+test('a config file gives the enterprise grant and DPoP: the ID token read from its file when the grant runs, secrets as Secrets', async () => {
+  const { idToken, idJag, idp, auth, mcp } = await scene();
+  const directory = temporaryDirectory();
+  writeFileSync(path.join(directory, 'id.token'), `${idToken}\n`);
+  const file = path.join(directory, 'mcp.json');
+  const oauth = {
+    grant: 'enterprise',
+    idTokenFile: 'id.token',
+    idpTokenEndpoint: `${idp.issuer}/oauth2/token`,
+    idpClientId: 'idp-app',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own interpolation
+    idpClientSecret: '${env:IDP_SECRET}',
+    clientId: 'mcp-app',
+    clientSecret: 'mcp-secret',
+    allowPrivateNetwork: true,
+    dpop: false,
+  };
+  writeFileSync(file, JSON.stringify({ mcpServers: { corp: { type: 'http', url: mcp.server.url, oauth } } }));
+  const resolved = parseConfig(
+    JSON.stringify({ mcpServers: { corp: { url: mcp.server.url, oauth } } }),
+    file,
+    {
+      env: { IDP_SECRET: 'idp-secret' },
+    },
+  ).servers[0]!.resolved as unknown as { auth: Record<string, unknown> };
+  assert.ok(resolved.auth.idpClientSecret instanceof Secret && resolved.auth.clientSecret instanceof Secret);
+  assert.equal(resolved.auth.dpop, false);
+  process.env.IDP_SECRET = 'idp-secret';
+  const pool = await ClientPool.fromConfigFile(file, { manifest: false });
+  closeLater(() => pool.close());
+  await pool.connect();
+  assert.equal(
+    textOf(await pool.callTool({ name: 'corp__echo', arguments: { text: 'from config' } })),
+    'from config',
+  );
+  const exchange = idp.requests.find((request) => request.path === '/oauth2/token')!;
+  assert.equal(exchange.form.get('subject_token'), idToken, 'the ID token read from its file, trimmed');
+  assert.deepEqual(basic(exchange.authorization), ['idp-app', 'idp-secret']);
+  assert.equal(auth.tokenRequests()[0]!.form.get('assertion'), idJag);
+  delete process.env.IDP_SECRET;
+  const problem = (changed: Record<string, unknown>) =>
+    parseConfig(
+      JSON.stringify({ mcpServers: { corp: { url: mcp.server.url, oauth: { ...oauth, ...changed } } } }),
+      file,
+      { env: { IDP_SECRET: 'x' } },
+    ).servers[0]!.error?.message;
+  assert.match(String(problem({ dpop: 'yes' })), /oauth\.dpop: must be true or false, got "yes"/);
+  assert.match(
+    String(problem({ idToken: 'x' })),
+    /oauth\.idTokenFile: gives the ID token, and so does idToken; keep one of the two/,
+  );
 });
