@@ -1,3 +1,5 @@
+import type { ServeFlags } from './serve-options.js';
+
 /** The commands, in the order --help lists them. */
 export const COMMANDS = [
   'inspect',
@@ -12,6 +14,7 @@ export const COMMANDS = [
   'watch',
   'shell',
   'logout',
+  'serve',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -74,6 +77,8 @@ export interface CliArguments {
    * hands the URL to the system's browser (`--open`), `never` fails at once (`--no-login`).
    */
   login: 'wait' | 'open' | 'never';
+  /** serve's own flags (undefined for the other commands). */
+  serve: ServeFlags | undefined;
 }
 
 /**

@@ -44,7 +44,7 @@ export function checkServerSource(source: {
 }): void {
   const { command, config, server, serverCommand, url } = source;
   // servers, and tools and call without --server, take the whole file.
-  const wholeFile = command === 'servers' || (/^(tools|call)$/.test(command) && server === undefined);
+  const wholeFile = command === 'servers' || (/^(tools|call|serve)$/.test(command) && server === undefined);
   if (command === 'servers' && (config === undefined || server !== undefined)) {
     throw new UsageProblem(
       'servers takes --config <file> (and no --server): conduit-mcp servers --config mcp.json',

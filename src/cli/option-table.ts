@@ -37,6 +37,13 @@ export const OPTIONS = {
   protocol: { type: 'string' },
   'log-level': { type: 'string' },
   root: { type: 'string', multiple: true },
+  http: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+  'token-env': { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  'max-body-bytes': { type: 'string' },
+  'max-in-flight': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -50,6 +57,8 @@ const NUMBER_OPTIONS = new Set([
   '--max-message-bytes',
   '--max-junk-lines',
   '--stderr-tail',
+  '--max-body-bytes',
+  '--max-in-flight',
 ]);
 
 /** The options' values as given, before any is checked. */

@@ -1,0 +1,121 @@
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ClientHandlers, ClientPool, HandlerContext } from '../index.js';
+import type { ToolFilter } from './filters.js';
+
+/** The list kinds whose change the host is told about. */
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+/** What the gateway needs besides its pool. */
+export interface GatewaySettings {
+  /** The serverInfo the host sees. */
+  readonly info: { readonly name: string; readonly version: string };
+  /** The tools the host may see and call. */
+  readonly filter: ToolFilter;
+  /** ms a forwarded request may wait without progress (each progress notification restarts it). */
+  readonly requestTimeout: number;
+  /** ms a forwarded request may take in all, progress or not; undefined: 10 x requestTimeout. */
+  readonly maxTime: number | undefined;
+}
+
+/**
+ * The pool on one side, the hosts that connected on the other: which host sessions are live (to
+ * tell them of list changes and log messages), and which host request is under way on each
+ * server (to forward that server's own requests to the host that caused them).
+ */
+export class Gateway {
+  readonly pool: ClientPool;
+  readonly settings: GatewaySettings;
+  readonly #hosts = new Set<Server>();
+  readonly #calls = new Map<string, ServerContext[]>();
+  readonly #listChanged = new Set<(kind: ListKind) => void>();
+
+  /** `makePool` gets the handlers that forward the servers' own requests to the host. */
+  constructor(makePool: (handlers: ClientHandlers) => ClientPool, settings: GatewaySettings) {
+    this.settings = settings;
+    this.pool = makePool(this.#handlers());
+    this.pool.on('toolsListChanged', () => this.#changed('tools'));
+    this.pool.on('promptsListChanged', () => this.#changed('prompts'));
+    this.pool.on('resourcesListChanged', () => this.#changed('resources'));
+    this.pool.on('log', ({ server, level, logger, data }) => {
+      for (const host of this.#hosts) {
+        host.sendLoggingMessage({ level, logger: logger ?? server, data }).catch(() => {});
+      }
+    });
+    this.pool.on('resourceUpdated', ({ uri }) => {
+      for (const host of this.#hosts) host.sendResourceUpdated({ uri }).catch(() => {});
+    });
+  }
+
+  /** Calls `listener` on every list change of any server (HTTP hands it to its listen streams). */
+  onListChanged(listener: (kind: ListKind) => void): void {
+    this.#listChanged.add(listener);
+  }
+
+  /** A host session to notify until it closes. */
+  addHost(host: Server): void {
+    this.#hosts.add(host);
+    const previous = host.onclose;
+    host.onclose = () => {
+      this.#hosts.delete(host);
+      previous?.();
+    };
+  }
+
+  /** Runs `work` as the host request under way on `server`: its requests to the client go to this host. */
+  async during<T>(server: string, context: ServerContext, work: () => Promise<T>): Promise<T> {
+    const list = this.#calls.get(server) ?? [];
+    list.push(context);
+    this.#calls.set(server, list);
+    try {
+      return await work();
+    } finally {
+      list.splice(list.indexOf(context), 1);
+      if (list.length === 0) this.#calls.delete(server);
+    }
+  }
+
+  #changed(kind: ListKind): void {
+    for (const listener of this.#listChanged) listener(kind);
+    for (const host of this.#hosts) {
+      const sent =
+        kind === 'tools'
+          ? host.sendToolListChanged()
+          : kind === 'prompts'
+            ? host.sendPromptListChanged()
+            : host.sendResourceListChanged();
+      sent.catch(() => {});
+    }
+  }
+
+  /**
+   * The servers' requests to the client, sent on to the host: through the host request under way
+   * on that server (the newest), else to a live host session. A host that does not declare the
+   * capability, or cannot be asked in its era, gets nothing: the server gets an error naming why.
+   */
+  #handlers(): ClientHandlers {
+    const forward =
+      (method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', capability: string) =>
+      async (params: Record<string, unknown>, context: HandlerContext): Promise<unknown> => {
+        const call = this.#calls.get(context.server)?.at(-1);
+        const host = call === undefined ? [...this.#hosts].at(-1) : undefined;
+        const capabilities = host?.getClientCapabilities();
+        if (call === undefined && (host === undefined || capabilities === undefined)) {
+          if (method === 'roots/list') return { roots: [] };
+          throw new Error(`no host is connected to the gateway to answer ${method} for ${context.server}`);
+        }
+        if (host !== undefined && !(capability in (capabilities ?? {}))) {
+          if (method === 'roots/list') return { roots: [] };
+          throw new Error(`the host connected to the gateway does not support ${capability}`);
+        }
+        const options = { signal: context.signal, timeout: this.settings.requestTimeout };
+        return call !== undefined
+          ? call.mcpReq.send({ method, params }, options)
+          : host!.request({ method, params }, options);
+      };
+    return {
+      elicitation: forward('elicitation/create', 'elicitation'),
+      sampling: forward('sampling/createMessage', 'sampling'),
+      roots: forward('roots/list', 'roots'),
+    };
+  }
+}

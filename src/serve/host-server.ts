@@ -1,0 +1,223 @@
+import { ProtocolError, Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  AbortError,
+  type CallToolResult,
+  McpError,
+  NameCollisionError,
+  type PoolTool,
+  type RequestOptions,
+  RequestTimeoutError,
+  ServerUnavailableError,
+  UnknownNameError,
+} from '../index.js';
+import type { Gateway } from './gateway.js';
+
+/** JSON-RPC's invalid-params code: what the protocol answers for an unknown tool, prompt or resource. */
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+/** The pool's own fields, which the host does not see: it sees the tool as the server declared it, renamed. */
+function asDeclared<T extends { server: string; available: boolean; originalName?: string }>(
+  item: T,
+): Omit<T, 'server' | 'available' | 'originalName'> {
+  const { server: _server, available: _available, originalName: _originalName, ...declared } = item;
+  return declared;
+}
+
+/**
+ * One host session's MCP server: the SDK's low-level Server, whose handlers answer from the pool
+ * (lists merged and filtered, calls routed), so every schema goes to the host as its server wrote it.
+ */
+export function hostServer(gateway: Gateway): Server {
+  const { pool, settings } = gateway;
+  const server = new Server(settings.info, {
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      completions: {},
+      logging: {},
+    },
+  });
+  const visibleTools = async (): Promise<PoolTool[]> => {
+    const { tools } = await pool.listTools();
+    return tools.filter((tool) => settings.filter.passes(tool));
+  };
+
+  // The lists go out as the servers declared them: the library's types are not asked to agree.
+  server.setRequestHandler(
+    'tools/list',
+    async () => ({ tools: (await visibleTools()).map(asDeclared) }) as never,
+  );
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    const tool = (await visibleTools()).find((candidate) => candidate.name === name);
+    if (tool === undefined) {
+      throw new ProtocolError(
+        INVALID_PARAMS,
+        `Unknown tool: ${name} (the gateway has no tool of that name, or its --allow/--deny or allowTools/denyTools filters hide it)`,
+      );
+    }
+    return answer(() =>
+      gateway.during(tool.server, ctx, () =>
+        pool.callTool({ name, arguments: args ?? {} }, forwardedOptions(gateway, ctx)),
+      ),
+    ) as Promise<CallToolResult & Record<string, unknown>>;
+  });
+  server.setRequestHandler(
+    'prompts/list',
+    async () => ({ prompts: (await pool.listPrompts()).prompts.map(asDeclared) }) as never,
+  );
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    const owner = pool.resolve(name)?.server ?? '';
+    return failAsError(() =>
+      gateway.during(owner, ctx, () =>
+        pool.getPrompt({ name, ...(args ? { arguments: args } : {}) }, forwardedOptions(gateway, ctx)),
+      ),
+    );
+  });
+  server.setRequestHandler(
+    'resources/list',
+    async () => ({ resources: (await pool.listResources()).resources.map(asDeclared) }) as never,
+  );
+  server.setRequestHandler(
+    'resources/templates/list',
+    async () =>
+      ({
+        resourceTemplates: (await pool.listResourceTemplates()).resourceTemplates.map(asDeclared),
+      }) as never,
+  );
+  server.setRequestHandler('resources/read', async (request, ctx) =>
+    failAsError(() => pool.readResource({ uri: request.params.uri }, forwardedOptions(gateway, ctx))),
+  );
+  server.setRequestHandler('resources/subscribe', async (request, ctx) => {
+    const { uri } = request.params;
+    await failAsError(async () => {
+      const client = pool.get(await resourceServer(gateway, uri));
+      await client?.subscribeResource(uri, forwardedOptions(gateway, ctx));
+    });
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
+    const { uri } = request.params;
+    await failAsError(async () => {
+      const client = pool.get(await resourceServer(gateway, uri));
+      await client?.unsubscribeResource(uri, forwardedOptions(gateway, ctx));
+    });
+    return {};
+  });
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const { ref, argument, context } = request.params;
+    return failAsError(async () => {
+      const [owner, own] = await completionTarget(
+        gateway,
+        ref as { type: string; name?: string; uri?: string },
+      );
+      const client = pool.get(owner);
+      if (client === undefined) throw new ServerUnavailableError(owner, 'idle', `${owner} is not running`);
+      return client.complete(
+        { ref: own, argument, ...(context ? { context } : {}) },
+        forwardedOptions(gateway, ctx),
+      ) as Promise<never>;
+    });
+  });
+  gateway.addHost(server);
+  return server;
+}
+
+/** The host's cancellation, the gateway's timeouts, and the server's progress sent on to the host. */
+function forwardedOptions(gateway: Gateway, ctx: ServerContext): RequestOptions {
+  const { requestTimeout, maxTime } = gateway.settings;
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    signal: ctx.mcpReq.signal,
+    timeout: requestTimeout,
+    resetTimeoutOnProgress: true,
+    maxTotalTimeout: maxTime ?? requestTimeout * 10,
+    ...(token !== undefined
+      ? {
+          onProgress: (progress) => {
+            ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } })
+              .catch(() => {});
+          },
+        }
+      : {}),
+  };
+}
+
+/** The server that lists a resource, or whose template matches it. */
+async function resourceServer(gateway: Gateway, uri: string): Promise<string> {
+  const { resources } = await gateway.pool.listResources();
+  const listed = resources.find((resource) => resource.uri === uri);
+  if (listed) return listed.server;
+  throw new UnknownNameError('resource', uri, `no server behind the gateway lists the resource ${uri}`);
+}
+
+/** Which server a completion is for, and the reference in that server's own names. */
+async function completionTarget(
+  gateway: Gateway,
+  ref: { type: string; name?: string; uri?: string },
+): Promise<[string, { type: string; name?: string; uri?: string }]> {
+  if (ref.type === 'ref/prompt') {
+    const resolved = gateway.pool.resolve(ref.name ?? '');
+    if (resolved?.kind === 'prompt') return [resolved.server, { ...ref, name: resolved.originalName }];
+    await gateway.pool.listPrompts();
+    const again = gateway.pool.resolve(ref.name ?? '');
+    if (again?.kind === 'prompt') return [again.server, { ...ref, name: again.originalName }];
+    throw new UnknownNameError(
+      'prompt',
+      String(ref.name),
+      `no server behind the gateway has a prompt ${ref.name}`,
+    );
+  }
+  const { resourceTemplates } = await gateway.pool.listResourceTemplates();
+  const template = resourceTemplates.find((candidate) => candidate.uriTemplate === ref.uri);
+  if (template) return [template.server, ref];
+  throw new UnknownNameError(
+    'resource',
+    String(ref.uri),
+    `no server behind the gateway has the template ${ref.uri}`,
+  );
+}
+
+/**
+ * A tool call's outcome for the host: the server's result or its JSON-RPC error as they came; a
+ * server that is down, a timeout or a lost connection as a tool error result naming the server
+ * and its state, so that the model reads why and the host keeps its session.
+ */
+async function answer(call: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    // resultType is the modern era's word between the gateway and its server; the host's era has its own.
+    const { resultType: _resultType, ...result } = (await call()) as CallToolResult & {
+      resultType?: unknown;
+    };
+    return result as CallToolResult;
+  } catch (error) {
+    if (error instanceof McpError || error instanceof AbortError) throw asProtocolError(error);
+    if (error instanceof UnknownNameError || error instanceof NameCollisionError)
+      throw asProtocolError(error);
+    return {
+      content: [{ type: 'text', text: `conduit-mcp gateway: ${(error as Error).message}` }],
+      isError: true,
+    };
+  }
+}
+
+/** Runs `work`; a failure becomes the JSON-RPC error the host gets (the server's own, or one naming the server). */
+async function failAsError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw asProtocolError(error);
+  }
+}
+
+function asProtocolError(error: unknown): ProtocolError {
+  if (error instanceof McpError) return new ProtocolError(error.code, error.message, error.data);
+  if (error instanceof UnknownNameError) return new ProtocolError(INVALID_PARAMS, error.message);
+  if (error instanceof RequestTimeoutError)
+    return new ProtocolError(INTERNAL_ERROR, `conduit-mcp gateway: ${error.message}`);
+  return new ProtocolError(INTERNAL_ERROR, `conduit-mcp gateway: ${(error as Error).message}`);
+}
