@@ -1,0 +1,153 @@
+// conduit-mcp serve over stdio: a host (conduit-mcp's own Client, the official SDK client) sees
+// three servers as one, its calls routed, progress passed on and its cancellation reaching the
+// server behind; filters hide and refuse tools.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client, McpError } from '../../src/index.js';
+import { temporaryDirectory } from '../helpers/fixtures.js';
+import { guardProcesses } from '../helpers/processes.js';
+import { waitFor } from '../helpers/wait.js';
+import { bin, needsBuild, threeServerConfig } from './helpers.js';
+
+guardProcesses();
+needsBuild();
+
+function gatewayClient(args: string[]): Client {
+  return new Client({
+    name: 'gateway',
+    transport: { type: 'stdio', command: process.execPath, args: [bin, 'serve', ...args], stderr: 'discard' },
+    connectTimeout: 30_000,
+    requestTimeout: 30_000,
+  });
+}
+
+test('three servers as one: tools, prompts and resources merged under pool names, and each call routed', async () => {
+  const directory = temporaryDirectory();
+  const config = threeServerConfig(directory, path.join(directory, 'fx.log'));
+  await using client = gatewayClient(['--config', config]);
+  await client.connect();
+  assert.equal(client.serverInfo?.name, 'conduit-mcp');
+  const names = (await client.listTools()).tools.map((tool) => tool.name);
+  for (const name of ['demo__add', 'demo__countdown', 'fx__echo', 'fx__slow', 'memory__read_graph']) {
+    assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+  }
+  const add = (await client.listTools()).tools.find((tool) => tool.name === 'demo__add')!;
+  assert.deepEqual(add.outputSchema, {
+    type: 'object',
+    properties: { sum: { type: 'number' } },
+    required: ['sum'],
+  });
+  const sum = await client.callTool({ name: 'demo__add', arguments: { a: 2, b: 3 } });
+  assert.deepEqual(sum.structuredContent, { sum: 5 });
+  const echo = await client.callTool({ name: 'fx__echo', arguments: { text: 'hi' } });
+  assert.match(JSON.stringify(echo.content), /hi/);
+  const graph = await client.callTool({ name: 'memory__read_graph', arguments: {} });
+  assert.notEqual(graph.isError, true);
+  const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+  assert.ok(prompts.includes('fx__greet'), prompts.join(', '));
+  const { resources } = await client.listResources();
+  assert.ok(resources.some((resource) => resource.uri === 'file:///a.txt'));
+  const read = await client.readResource({ uri: 'file:///a.txt' });
+  assert.ok(read.contents.length > 0);
+  await assert.rejects(client.callTool({ name: 'nobody__here', arguments: {} }), (error: unknown) => {
+    assert.ok(error instanceof McpError);
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /Unknown tool: nobody__here/);
+    return true;
+  });
+});
+
+test('progress passes through to the host, and the host cancelling reaches the server behind', async () => {
+  const directory = temporaryDirectory();
+  const record = path.join(directory, 'fx.log');
+  await using client = gatewayClient(['--config', threeServerConfig(directory, record)]);
+  await client.connect();
+  const stop = new AbortController();
+  const seen: number[] = [];
+  const call = client.callTool(
+    { name: 'fx__slow', arguments: { steps: 200, interval: 100 } },
+    {
+      signal: stop.signal,
+      onProgress: (progress) => {
+        seen.push(progress.progress);
+        if (seen.length === 2) stop.abort();
+      },
+    },
+  );
+  await assert.rejects(call, { name: 'AbortError' });
+  assert.deepEqual(seen, [1, 2]);
+  // The fixture records every line it reads: the gateway's Client sent the cancellation on.
+  await waitFor(
+    () => /"notifications\/cancelled"/.test(readFileSync(record, 'utf8')),
+    'the cancellation at the server',
+    10_000,
+  );
+  const cancelled = readFileSync(record, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('notifications/cancelled'));
+  assert.equal(cancelled.length, 1);
+});
+
+test('filters: --deny and --allow on pool names, denyTools in the entry; a hidden tool is refused, not run', async () => {
+  const directory = temporaryDirectory();
+  const record = path.join(directory, 'fx.log');
+  const config = threeServerConfig(directory, record, { denyTools: ['crash'] });
+  {
+    await using client = gatewayClient(['--config', config, '--deny', 'demo__count*', '--deny', 'memory__*']);
+    await client.connect();
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('demo__add') && names.includes('fx__echo'), names.join(', '));
+    for (const hidden of ['demo__countdown', 'fx__crash', 'memory__read_graph']) {
+      assert.ok(!names.includes(hidden), `${hidden} hidden: ${names.join(', ')}`);
+    }
+    await assert.rejects(client.callTool({ name: 'fx__crash', arguments: {} }), /Unknown tool: fx__crash/);
+    // The server behind never got the call: it is up, and it never read a crash request.
+    assert.match(
+      JSON.stringify((await client.callTool({ name: 'fx__echo', arguments: { n: 1 } })).content),
+      /1/,
+    );
+    assert.doesNotMatch(readFileSync(record, 'utf8'), /"crash"/);
+  }
+  {
+    await using client = gatewayClient(['--config', config, '--allow', 'fx__e*']);
+    await client.connect();
+    const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    assert.deepEqual(names, ['fx__echo', 'fx__end-listen', 'fx__env']);
+  }
+});
+
+test('the official SDK client (1.x) connects over stdio, lists the merged tools and calls three servers', async () => {
+  const directory = temporaryDirectory();
+  const config = threeServerConfig(directory, path.join(directory, 'fx.log'));
+  const sdk = new SdkClient({ name: 'sdk-host', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'serve', '--config', config],
+    stderr: 'ignore',
+  });
+  await sdk.connect(transport);
+  try {
+    const { tools } = await sdk.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'memory__create_entities'));
+    const sum = await sdk.callTool({ name: 'demo__add', arguments: { a: 1, b: 1 } });
+    assert.deepEqual(sum.structuredContent, { sum: 2 });
+    const echo = await sdk.callTool({ name: 'fx__echo', arguments: { x: 'y' } });
+    assert.match(JSON.stringify(echo.content), /y/);
+    const created = await sdk.callTool({
+      name: 'memory__create_entities',
+      arguments: { entities: [{ name: 'gateway', entityType: 'test', observations: ['seen'] }] },
+    });
+    assert.notEqual(created.isError, true);
+    const progress: number[] = [];
+    await sdk.callTool({ name: 'demo__countdown', arguments: { from: 3, delayMs: 10 } }, undefined, {
+      onprogress: (event) => progress.push(event.progress),
+    });
+    assert.deepEqual(progress, [1, 2, 3]);
+  } finally {
+    await sdk.close();
+  }
+});
