@@ -1,6 +1,7 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientHandlers, ClientPool, HandlerContext } from '../index.js';
 import type { ToolFilter } from './filters.js';
+import { GatewayLists } from './lists.js';
 
 /** The list kinds whose change the host is told about. */
 export type ListKind = 'tools' | 'prompts' | 'resources';
@@ -25,6 +26,8 @@ export interface GatewaySettings {
 export class Gateway {
   readonly pool: ClientPool;
   readonly settings: GatewaySettings;
+  /** The merged lists the hosts see, kept until they change. */
+  readonly lists: GatewayLists;
   readonly #hosts = new Set<Server>();
   readonly #calls = new Map<string, ServerContext[]>();
   readonly #listChanged = new Set<(kind: ListKind) => void>();
@@ -33,9 +36,15 @@ export class Gateway {
   constructor(makePool: (handlers: ClientHandlers) => ClientPool, settings: GatewaySettings) {
     this.settings = settings;
     this.pool = makePool(this.#handlers());
+    // Before the listeners below: a host told of a change lists again from a list already forgotten.
+    this.lists = new GatewayLists(this.pool, settings.filter);
     this.pool.on('toolsListChanged', () => this.#changed('tools'));
     this.pool.on('promptsListChanged', () => this.#changed('prompts'));
     this.pool.on('resourcesListChanged', () => this.#changed('resources'));
+    // A server (re)started may have other lists than before: the hosts list again.
+    this.pool.on('serverReady', () => {
+      for (const kind of ['tools', 'prompts', 'resources'] as const) this.#changed(kind);
+    });
     this.pool.on('log', ({ server, level, logger, data }) => {
       for (const host of this.#hosts) {
         host.sendLoggingMessage({ level, logger: logger ?? server, data }).catch(() => {});

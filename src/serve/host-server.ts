@@ -4,7 +4,6 @@ import {
   type CallToolResult,
   McpError,
   NameCollisionError,
-  type PoolTool,
   type RequestOptions,
   RequestTimeoutError,
   ServerUnavailableError,
@@ -16,20 +15,12 @@ import type { Gateway } from './gateway.js';
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
-/** The pool's own fields, which the host does not see: it sees the tool as the server declared it, renamed. */
-function asDeclared<T extends { server: string; available: boolean; originalName?: string }>(
-  item: T,
-): Omit<T, 'server' | 'available' | 'originalName'> {
-  const { server: _server, available: _available, originalName: _originalName, ...declared } = item;
-  return declared;
-}
-
 /**
  * One host session's MCP server: the SDK's low-level Server, whose handlers answer from the pool
  * (lists merged and filtered, calls routed), so every schema goes to the host as its server wrote it.
  */
 export function hostServer(gateway: Gateway): Server {
-  const { pool, settings } = gateway;
+  const { pool, settings, lists } = gateway;
   const server = new Server(settings.info, {
     capabilities: {
       tools: { listChanged: true },
@@ -39,19 +30,14 @@ export function hostServer(gateway: Gateway): Server {
       logging: {},
     },
   });
-  const visibleTools = async (): Promise<PoolTool[]> => {
-    const { tools } = await pool.listTools();
-    return tools.filter((tool) => settings.filter.passes(tool));
-  };
-
   // The lists go out as the servers declared them: the library's types are not asked to agree.
   server.setRequestHandler(
     'tools/list',
-    async () => ({ tools: (await visibleTools()).map(asDeclared) }) as never,
+    async () => ({ tools: (await lists.get('tools')).declared }) as never,
   );
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const tool = (await visibleTools()).find((candidate) => candidate.name === name);
+    const tool = await lists.find('tools', name);
     if (tool === undefined) {
       throw new ProtocolError(
         INVALID_PARAMS,
@@ -66,11 +52,11 @@ export function hostServer(gateway: Gateway): Server {
   });
   server.setRequestHandler(
     'prompts/list',
-    async () => ({ prompts: (await pool.listPrompts()).prompts.map(asDeclared) }) as never,
+    async () => ({ prompts: (await lists.get('prompts')).declared }) as never,
   );
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const owner = pool.resolve(name)?.server ?? '';
+    const owner = (await lists.find('prompts', name))?.server ?? '';
     return failAsError(() =>
       gateway.during(owner, ctx, () =>
         pool.getPrompt({ name, ...(args ? { arguments: args } : {}) }, forwardedOptions(gateway, ctx)),
@@ -79,14 +65,11 @@ export function hostServer(gateway: Gateway): Server {
   });
   server.setRequestHandler(
     'resources/list',
-    async () => ({ resources: (await pool.listResources()).resources.map(asDeclared) }) as never,
+    async () => ({ resources: (await lists.get('resources')).declared }) as never,
   );
   server.setRequestHandler(
     'resources/templates/list',
-    async () =>
-      ({
-        resourceTemplates: (await pool.listResourceTemplates()).resourceTemplates.map(asDeclared),
-      }) as never,
+    async () => ({ resourceTemplates: (await lists.get('resourceTemplates')).declared }) as never,
   );
   server.setRequestHandler('resources/read', async (request, ctx) =>
     failAsError(() => pool.readResource({ uri: request.params.uri }, forwardedOptions(gateway, ctx))),
@@ -149,8 +132,7 @@ function forwardedOptions(gateway: Gateway, ctx: ServerContext): RequestOptions 
 
 /** The server that lists a resource, or whose template matches it. */
 async function resourceServer(gateway: Gateway, uri: string): Promise<string> {
-  const { resources } = await gateway.pool.listResources();
-  const listed = resources.find((resource) => resource.uri === uri);
+  const listed = await gateway.lists.find('resources', uri);
   if (listed) return listed.server;
   throw new UnknownNameError('resource', uri, `no server behind the gateway lists the resource ${uri}`);
 }
@@ -161,19 +143,15 @@ async function completionTarget(
   ref: { type: string; name?: string; uri?: string },
 ): Promise<[string, { type: string; name?: string; uri?: string }]> {
   if (ref.type === 'ref/prompt') {
-    const resolved = gateway.pool.resolve(ref.name ?? '');
-    if (resolved?.kind === 'prompt') return [resolved.server, { ...ref, name: resolved.originalName }];
-    await gateway.pool.listPrompts();
-    const again = gateway.pool.resolve(ref.name ?? '');
-    if (again?.kind === 'prompt') return [again.server, { ...ref, name: again.originalName }];
+    const prompt = await gateway.lists.find('prompts', ref.name ?? '');
+    if (prompt !== undefined) return [prompt.server, { ...ref, name: prompt.originalName }];
     throw new UnknownNameError(
       'prompt',
       String(ref.name),
       `no server behind the gateway has a prompt ${ref.name}`,
     );
   }
-  const { resourceTemplates } = await gateway.pool.listResourceTemplates();
-  const template = resourceTemplates.find((candidate) => candidate.uriTemplate === ref.uri);
+  const template = await gateway.lists.find('resourceTemplates', String(ref.uri));
   if (template) return [template.server, ref];
   throw new UnknownNameError(
     'resource',

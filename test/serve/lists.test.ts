@@ -1,0 +1,67 @@
+// The gateway keeps the merged lists between calls: a server's list_changed, and a server that
+// restarts, make the host see the new list (and the host is told to list again).
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Client } from '../../src/index.js';
+import { temporaryDirectory } from '../helpers/fixtures.js';
+import { guardProcesses } from '../helpers/processes.js';
+import { bin, needsBuild } from './helpers.js';
+
+guardProcesses();
+needsBuild();
+
+const server = path.join(import.meta.dirname, 'fixtures/tools-from-file.mjs');
+
+async function names(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((tool) => tool.name).sort();
+}
+
+/** The host's next notifications/tools/list_changed; rejects after 20 s without one. */
+function listChanged(client: Client): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the host was not told the tool list changed')), 20_000);
+    client.once('toolsListChanged', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+test("a server's list_changed and its restart reach the host: it is told, and lists the new tools", async () => {
+  const file = path.join(temporaryDirectory(), 'tools.txt');
+  writeFileSync(file, 'alpha');
+  await using client = new Client({
+    name: 'gateway',
+    transport: {
+      type: 'stdio',
+      command: process.execPath,
+      args: [bin, 'serve', '--', process.execPath, server, file],
+      stderr: 'discard',
+    },
+    connectTimeout: 30_000,
+    requestTimeout: 30_000,
+  });
+  await client.connect();
+  assert.deepEqual(await names(client), ['alpha', 'announce', 'exit']);
+  assert.deepEqual((await client.callTool({ name: 'alpha', arguments: {} })).content, [
+    { type: 'text', text: 'alpha' },
+  ]);
+
+  writeFileSync(file, 'alpha beta');
+  const told = listChanged(client);
+  await client.callTool({ name: 'announce', arguments: {} });
+  await told;
+  assert.deepEqual(await names(client), ['alpha', 'announce', 'beta', 'exit']);
+  assert.deepEqual((await client.callTool({ name: 'beta', arguments: {} })).content, [
+    { type: 'text', text: 'beta' },
+  ]);
+
+  // The server exits without a word; the pool starts it again, and the host sees its new list.
+  writeFileSync(file, 'gamma');
+  const toldAgain = listChanged(client);
+  await client.callTool({ name: 'exit', arguments: {} }).catch(() => {});
+  await toldAgain;
+  assert.deepEqual(await names(client), ['announce', 'exit', 'gamma']);
+});
