@@ -69,6 +69,12 @@ export const GROUPS: readonly GroupInfo[] = [
     about: 'Heap growth over 100,000 HTTP calls, 256 in flight (conduit-mcp alone: a leak check).',
   },
   {
+    id: 'gateway',
+    heading: 'conduit-mcp serve (the gateway)',
+    about:
+      "conduit-mcp's Client direct to a server (the raw column) and through `conduit-mcp serve` over stdio and HTTP: sequential echo calls, 32 in flight, and the gateway's RSS with 50 stdio servers.",
+  },
+  {
     id: 'framing',
     heading: 'Framing, in process',
     about:
