@@ -154,22 +154,29 @@ async function handle(
   }
   const aborted = new AbortController();
   response.once('close', () => aborted.abort());
-  const headers = new Headers();
+  const requestHeaders = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    if (value !== undefined) requestHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   const method = request.method ?? 'GET';
   const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks);
   const answer = await fetch(
     new Request(`http://${request.headers.host ?? 'localhost'}${request.url ?? MCP_PATH}`, {
       method,
-      headers,
+      headers: requestHeaders,
       body,
       signal: aborted.signal,
     }),
   );
-  response.writeHead(answer.status, Object.fromEntries(answer.headers));
-  if (answer.body === null) return void response.end();
+  const headers = Object.fromEntries(answer.headers);
+  if (answer.body === null) return void response.writeHead(answer.status, headers).end();
+  if (!answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // A whole answer leaves in one write, its length known, rather than as head, chunk and end.
+    const whole = Buffer.from(await answer.arrayBuffer());
+    response.writeHead(answer.status, { ...headers, 'content-length': whole.length });
+    return void response.end(whole);
+  }
+  response.writeHead(answer.status, headers);
   response.flushHeaders();
   Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream)
     .on('error', () => response.destroy())
