@@ -94,7 +94,7 @@ function refuse(
   hostnames: string[],
   expected: Buffer | undefined,
   maxBodyBytes: number,
-): [number, string] | undefined {
+): [number, string, Record<string, string>?] | undefined {
   const path = (request.url ?? '/').split('?')[0];
   if (path !== MCP_PATH) return [404, `the gateway answers MCP at ${MCP_PATH} only`];
   const host = validateHostHeader(request.headers.host, hostnames);
@@ -119,9 +119,14 @@ function refuse(
       return [
         401,
         'the gateway needs a bearer token: send Authorization: Bearer <token> (the value of its --token-env variable)',
+        { 'www-authenticate': 'Bearer realm="conduit-mcp"' },
       ];
     if (!timingSafeEqual(digest(given), expected))
-      return [401, "the bearer token is not the gateway's (--token-env)"];
+      return [
+        401,
+        "the bearer token is not the gateway's (--token-env)",
+        { 'www-authenticate': 'Bearer realm="conduit-mcp", error="invalid_token"' },
+      ];
   }
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > maxBodyBytes)
@@ -183,13 +188,19 @@ async function handle(
     .pipe(response);
 }
 
-function reply(response: ServerResponse, status: number, message: string): void {
+function reply(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: null,
     error: { code: -32000, message: `conduit-mcp gateway: ${message}` },
   });
   response.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
   });

@@ -55,7 +55,7 @@ function post(
   url: string,
   body: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; challenge: string | undefined }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       url,
@@ -77,7 +77,11 @@ function post(
           const message = /^\{"jsonrpc"/.test(text)
             ? (JSON.parse(text) as { error?: { message: string } }).error?.message
             : undefined;
-          resolve({ status: response.statusCode!, text: message ?? text });
+          resolve({
+            status: response.statusCode!,
+            text: message ?? text,
+            challenge: response.headers['www-authenticate'],
+          });
         });
       },
     );
@@ -192,8 +196,10 @@ test('--token-env: no token or a wrong one is 401; the right one is served', asy
   const none = await post(url, initialize);
   assert.equal(none.status, 401);
   assert.match(none.text, /needs a bearer token/);
+  assert.match(none.challenge ?? '', /^Bearer\b/);
   const wrong = await post(url, initialize, { authorization: 'Bearer guess' });
   assert.equal(wrong.status, 401);
+  assert.match(wrong.challenge ?? '', /^Bearer\b.*error="invalid_token"/);
   assert.doesNotMatch(wrong.text, /correct horse/);
   const right = await post(url, initialize, { authorization: 'Bearer correct horse battery staple' });
   assert.equal(right.status, 200, right.text);
