@@ -1,6 +1,7 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientHandlers, ClientPool, HandlerContext } from '../index.js';
 import type { ToolFilter } from './filters.js';
+import { type Asker, InputRounds } from './input-rounds.js';
 import { GatewayLists } from './lists.js';
 
 /** The list kinds whose change the host is told about. */
@@ -28,13 +29,16 @@ export class Gateway {
   readonly settings: GatewaySettings;
   /** The merged lists the hosts see, kept until they change. */
   readonly lists: GatewayLists;
+  /** Modern hosts' requests suspended while they answer what a server behind asked. */
+  readonly rounds: InputRounds;
   readonly #hosts = new Set<Server>();
-  readonly #calls = new Map<string, ServerContext[]>();
+  readonly #calls = new Map<string, Asker[]>();
   readonly #listChanged = new Set<(kind: ListKind) => void>();
 
   /** `makePool` gets the handlers that forward the servers' own requests to the host. */
   constructor(makePool: (handlers: ClientHandlers) => ClientPool, settings: GatewaySettings) {
     this.settings = settings;
+    this.rounds = new InputRounds(settings.maxTime ?? settings.requestTimeout * 10);
     this.pool = makePool(this.#handlers());
     // Before the listeners below: a host told of a change lists again from a list already forgotten.
     this.lists = new GatewayLists(this.pool, settings.filter);
@@ -70,17 +74,26 @@ export class Gateway {
     };
   }
 
-  /** Runs `work` as the host request under way on `server`: its requests to the client go to this host. */
-  async during<T>(server: string, context: ServerContext, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` as the host request under way on `server`: its requests to the client go to `asker`. */
+  async during<T>(server: string, asker: Asker, work: () => Promise<T>): Promise<T> {
     const list = this.#calls.get(server) ?? [];
-    list.push(context);
+    list.push(asker);
     this.#calls.set(server, list);
     try {
       return await work();
     } finally {
-      list.splice(list.indexOf(context), 1);
+      list.splice(list.indexOf(asker), 1);
       if (list.length === 0) this.#calls.delete(server);
     }
+  }
+
+  /** A legacy-era host request's asker: the servers' requests go to the host as requests of its own. */
+  legacyAsker(ctx: ServerContext): Asker {
+    return {
+      capabilities: undefined,
+      ask: ({ method, params }, signal) =>
+        ctx.mcpReq.send({ method, params } as never, { signal, timeout: this.settings.requestTimeout }),
+    };
   }
 
   #changed(kind: ListKind): void {
@@ -106,20 +119,27 @@ export class Gateway {
       (method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', capability: string) =>
       async (params: Record<string, unknown>, context: HandlerContext): Promise<unknown> => {
         const call = this.#calls.get(context.server)?.at(-1);
-        const host = call === undefined ? [...this.#hosts].at(-1) : undefined;
+        if (call !== undefined) {
+          if (call.capabilities !== undefined && !(capability in call.capabilities)) {
+            if (method === 'roots/list') return { roots: [] };
+            throw new Error(`the host connected to the gateway does not support ${capability}`);
+          }
+          return call.ask({ method, params }, context.signal);
+        }
+        const host = [...this.#hosts].at(-1);
         const capabilities = host?.getClientCapabilities();
-        if (call === undefined && (host === undefined || capabilities === undefined)) {
+        if (host === undefined || capabilities === undefined) {
           if (method === 'roots/list') return { roots: [] };
           throw new Error(`no host is connected to the gateway to answer ${method} for ${context.server}`);
         }
-        if (host !== undefined && !(capability in (capabilities ?? {}))) {
+        if (!(capability in capabilities)) {
           if (method === 'roots/list') return { roots: [] };
           throw new Error(`the host connected to the gateway does not support ${capability}`);
         }
-        const options = { signal: context.signal, timeout: this.settings.requestTimeout };
-        return call !== undefined
-          ? call.mcpReq.send({ method, params }, options)
-          : host!.request({ method, params }, options);
+        return host.request({ method, params } as never, {
+          signal: context.signal,
+          timeout: this.settings.requestTimeout,
+        });
       };
     return {
       elicitation: forward('elicitation/create', 'elicitation'),

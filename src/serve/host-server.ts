@@ -10,6 +10,7 @@ import {
   UnknownNameError,
 } from '../index.js';
 import type { Gateway } from './gateway.js';
+import { InputRounds } from './input-rounds.js';
 
 /** JSON-RPC's invalid-params code: what the protocol answers for an unknown tool, prompt or resource. */
 const INVALID_PARAMS = -32602;
@@ -44,10 +45,8 @@ export function hostServer(gateway: Gateway): Server {
         `Unknown tool: ${name} (the gateway has no tool of that name, or its --allow/--deny or allowTools/denyTools filters hide it)`,
       );
     }
-    return answer(() =>
-      gateway.during(tool.server, ctx, () =>
-        pool.callTool({ name, arguments: args ?? {} }, forwardedOptions(gateway, ctx)),
-      ),
+    return routed(gateway, ctx, tool.server, (options) =>
+      answer(() => pool.callTool({ name, arguments: args ?? {} }, options)),
     ) as Promise<CallToolResult & Record<string, unknown>>;
   });
   server.setRequestHandler(
@@ -57,11 +56,9 @@ export function hostServer(gateway: Gateway): Server {
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const owner = (await lists.find('prompts', name))?.server ?? '';
-    return failAsError(() =>
-      gateway.during(owner, ctx, () =>
-        pool.getPrompt({ name, ...(args ? { arguments: args } : {}) }, forwardedOptions(gateway, ctx)),
-      ),
-    );
+    return routed(gateway, ctx, owner, (options) =>
+      failAsError(() => pool.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options)),
+    ) as never;
   });
   server.setRequestHandler(
     'resources/list',
@@ -72,13 +69,15 @@ export function hostServer(gateway: Gateway): Server {
     async () => ({ resourceTemplates: (await lists.get('resourceTemplates')).declared }) as never,
   );
   server.setRequestHandler('resources/read', async (request, ctx) =>
-    failAsError(() => pool.readResource({ uri: request.params.uri }, forwardedOptions(gateway, ctx))),
+    failAsError(() =>
+      pool.readResource({ uri: request.params.uri }, forwardedOptions(gateway, ctx, ctx.mcpReq.signal)),
+    ),
   );
   server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     const { uri } = request.params;
     await failAsError(async () => {
       const client = pool.get(await resourceServer(gateway, uri));
-      await client?.subscribeResource(uri, forwardedOptions(gateway, ctx));
+      await client?.subscribeResource(uri, forwardedOptions(gateway, ctx, ctx.mcpReq.signal));
     });
     return {};
   });
@@ -86,7 +85,7 @@ export function hostServer(gateway: Gateway): Server {
     const { uri } = request.params;
     await failAsError(async () => {
       const client = pool.get(await resourceServer(gateway, uri));
-      await client?.unsubscribeResource(uri, forwardedOptions(gateway, ctx));
+      await client?.unsubscribeResource(uri, forwardedOptions(gateway, ctx, ctx.mcpReq.signal));
     });
     return {};
   });
@@ -101,7 +100,7 @@ export function hostServer(gateway: Gateway): Server {
       if (client === undefined) throw new ServerUnavailableError(owner, 'idle', `${owner} is not running`);
       return client.complete(
         { ref: own, argument, ...(context ? { context } : {}) },
-        forwardedOptions(gateway, ctx),
+        forwardedOptions(gateway, ctx, ctx.mcpReq.signal),
       ) as Promise<never>;
     });
   });
@@ -109,12 +108,33 @@ export function hostServer(gateway: Gateway): Server {
   return server;
 }
 
+/**
+ * Runs a request routed to `server`, whose requests to the client go to the host: a legacy host is
+ * asked them as requests of the gateway's own; a modern host gets them in `input_required` rounds
+ * (InputRounds), the work behind the gateway staying under way between them.
+ */
+function routed<T>(
+  gateway: Gateway,
+  ctx: ServerContext,
+  server: string,
+  work: (options: RequestOptions) => Promise<T>,
+): Promise<unknown> {
+  if (InputRounds.isModern(ctx)) {
+    return gateway.rounds.run(ctx, (asker, signal) =>
+      gateway.during(server, asker, () => work(forwardedOptions(gateway, ctx, signal))),
+    );
+  }
+  return gateway.during(server, gateway.legacyAsker(ctx), () =>
+    work(forwardedOptions(gateway, ctx, ctx.mcpReq.signal)),
+  );
+}
+
 /** The host's cancellation, the gateway's timeouts, and the server's progress sent on to the host. */
-function forwardedOptions(gateway: Gateway, ctx: ServerContext): RequestOptions {
+function forwardedOptions(gateway: Gateway, ctx: ServerContext, signal: AbortSignal): RequestOptions {
   const { requestTimeout, maxTime } = gateway.settings;
   const token = ctx.mcpReq._meta?.progressToken;
   return {
-    signal: ctx.mcpReq.signal,
+    signal,
     timeout: requestTimeout,
     resetTimeoutOnProgress: true,
     maxTotalTimeout: maxTime ?? requestTimeout * 10,
