@@ -45,6 +45,7 @@ export async function serve(
       filter,
       requestTimeout: cli.timeout,
       maxTime: cli.maxTime,
+      ...(cli.config === undefined ? { soleServer: soleServerName(cli) } : {}),
     },
     http:
       flags.http === undefined
@@ -107,8 +108,7 @@ async function poolMaker(
     headers?: Record<string, unknown>;
     auth?: object;
   };
-  const name =
-    cli.url !== undefined ? new URL(cli.url).host : path.basename(cli.serverCommand[0] ?? 'server');
+  const name = soleServerName(cli);
   if (transport.type === 'http' && transport.url !== undefined) {
     const auth = oauthOptions(
       cli,
@@ -128,6 +128,11 @@ async function poolMaker(
       toolName: (_server, tool) => tool,
       startTimeout: cli.connectTimeout,
     });
+}
+
+/** The name of the one server of the command line (its URL's host, or its command's base name). */
+function soleServerName(cli: CliArguments): string {
+  return cli.url !== undefined ? new URL(cli.url).host : path.basename(cli.serverCommand[0] ?? 'server');
 }
 
 /** conduit-mcp's version, the gateway's serverInfo.version. */

@@ -17,6 +17,11 @@ export interface GatewaySettings {
   readonly requestTimeout: number;
   /** ms a forwarded request may take in all, progress or not; undefined: 10 x requestTimeout. */
   readonly maxTime: number | undefined;
+  /**
+   * The one server behind the gateway, under its own names (`serve -- <cmd>` or `serve <url>`):
+   * a tool, prompt or resource no list names goes to it as it is, for it to answer.
+   */
+  readonly soleServer?: string;
 }
 
 /**

@@ -39,6 +39,16 @@ export function hostServer(gateway: Gateway): Server {
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const tool = await lists.find('tools', name);
+    const sole = settings.soleServer;
+    if (
+      tool === undefined &&
+      sole !== undefined &&
+      settings.filter.passes({ name, server: sole, originalName: name })
+    ) {
+      return routed(gateway, ctx, sole, (options) =>
+        answer(() => soleClient(gateway, sole).callTool({ name, arguments: args ?? {} }, options)),
+      ) as Promise<CallToolResult & Record<string, unknown>>;
+    }
     if (tool === undefined) {
       throw new ProtocolError(
         INVALID_PARAMS,
@@ -55,9 +65,14 @@ export function hostServer(gateway: Gateway): Server {
   );
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const owner = (await lists.find('prompts', name))?.server ?? '';
-    return routed(gateway, ctx, owner, (options) =>
-      failAsError(() => pool.getPrompt({ name, ...(args ? { arguments: args } : {}) }, options)),
+    const owner = (await lists.find('prompts', name))?.server ?? settings.soleServer;
+    const params = { name, ...(args ? { arguments: args } : {}) };
+    return routed(gateway, ctx, owner ?? '', (options) =>
+      failAsError(() =>
+        owner === settings.soleServer && owner !== undefined
+          ? soleClient(gateway, owner).getPrompt(params, options)
+          : pool.getPrompt(params, options),
+      ),
     ) as never;
   });
   server.setRequestHandler(
@@ -70,7 +85,10 @@ export function hostServer(gateway: Gateway): Server {
   );
   server.setRequestHandler('resources/read', async (request, ctx) =>
     failAsError(() =>
-      pool.readResource({ uri: request.params.uri }, forwardedOptions(gateway, ctx, ctx.mcpReq.signal)),
+      pool.readResource(
+        { uri: request.params.uri, ...(settings.soleServer ? { server: settings.soleServer } : {}) },
+        forwardedOptions(gateway, ctx, ctx.mcpReq.signal),
+      ),
     ),
   );
   server.setRequestHandler('resources/subscribe', async (request, ctx) => {
@@ -150,10 +168,18 @@ function forwardedOptions(gateway: Gateway, ctx: ServerContext, signal: AbortSig
   };
 }
 
-/** The server that lists a resource, or whose template matches it. */
+/** The sole server's Client, for a name no list has; a server not running is an error naming its state. */
+function soleClient(gateway: Gateway, server: string) {
+  const client = gateway.pool.get(server);
+  if (client === undefined) throw new ServerUnavailableError(server, 'idle', `${server} is not running`);
+  return client;
+}
+
+/** The server that lists a resource (or the sole server behind the gateway). */
 async function resourceServer(gateway: Gateway, uri: string): Promise<string> {
   const listed = await gateway.lists.find('resources', uri);
   if (listed) return listed.server;
+  if (gateway.settings.soleServer !== undefined) return gateway.settings.soleServer;
   throw new UnknownNameError('resource', uri, `no server behind the gateway lists the resource ${uri}`);
 }
 

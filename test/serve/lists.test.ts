@@ -65,3 +65,33 @@ test("a server's list_changed and its restart reach the host: it is told, and li
   await toldAgain;
   assert.deepEqual(await names(client), ['announce', 'exit', 'gamma']);
 });
+
+test('one server under its own names: a tool its list does not name goes to it, unless a filter hides it', async () => {
+  const file = path.join(temporaryDirectory(), 'tools.txt');
+  writeFileSync(file, 'alpha');
+  const gateway = (extra: string[]) =>
+    new Client({
+      name: 'gateway',
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [bin, 'serve', ...extra, '--', process.execPath, server, file],
+        stderr: 'discard',
+      },
+      connectTimeout: 30_000,
+      requestTimeout: 30_000,
+    });
+  {
+    await using client = gateway([]);
+    await client.connect();
+    // The fixture answers any tool name with that name: the call reached it.
+    assert.deepEqual((await client.callTool({ name: 'unlisted', arguments: {} })).content, [
+      { type: 'text', text: 'unlisted' },
+    ]);
+  }
+  {
+    await using client = gateway(['--deny', 'unl*']);
+    await client.connect();
+    await assert.rejects(client.callTool({ name: 'unlisted', arguments: {} }), /Unknown tool: unlisted/);
+  }
+});
