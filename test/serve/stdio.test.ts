@@ -2,13 +2,15 @@
 // three servers as one, its calls routed, progress passed on and its cancellation reaching the
 // server behind; filters hide and refuse tools.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client, McpError } from '../../src/index.js';
-import { temporaryDirectory } from '../helpers/fixtures.js';
+import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 import { bin, needsBuild, threeServerConfig } from './helpers.js';
@@ -149,5 +151,46 @@ test('the official SDK client (1.x) connects over stdio, lists the merged tools 
     assert.deepEqual(progress, [1, 2, 3]);
   } finally {
     await sdk.close();
+  }
+});
+
+test('progress sent on reaches the host before the result, in a burst too (the last one included)', async () => {
+  // A plain host reading lines: what the gateway writes, in the order it writes it.
+  const child = spawn(process.execPath, [bin, 'serve', '--', process.execPath, fixture('mcp.mjs')], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  const lines = createInterface({ input: child.stdout });
+  const messages: { id?: number; method?: string; params?: { progress: number } }[] = [];
+  lines.on('line', (line) => messages.push(JSON.parse(line)));
+  const answered = (id: number) =>
+    waitFor(() => messages.some((m) => m.id === id), `the answer ${id}`, 30_000);
+  try {
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    await answered(1);
+    send({ method: 'notifications/initialized' });
+    // progress-burst is not in the fixture's list: one server under its own names passes it on.
+    send({
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'progress-burst', arguments: { count: 50 }, _meta: { progressToken: 'p' } },
+    });
+    await answered(2);
+    const progress = messages
+      .filter((m) => m.method === 'notifications/progress')
+      .map((m) => m.params!.progress);
+    const resultAt = messages.findIndex((m) => m.id === 2);
+    assert.ok(
+      messages.slice(resultAt).every((m) => m.method !== 'notifications/progress'),
+      'no progress after the result',
+    );
+    // The gateway's Client passes on the first 16 of a burst and then the latest (src/client/progress.ts).
+    assert.deepEqual(progress, [...Array.from({ length: 16 }, (_, i) => i + 1), 50]);
+  } finally {
+    child.stdin.end();
   }
 });
