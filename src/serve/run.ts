@@ -1,10 +1,9 @@
 import { once } from 'node:events';
-import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientHandlers, ClientPool } from '../index.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
 import { hostServer } from './host-server.js';
 import { type HttpServeOptions, serveHttp } from './http.js';
-import { coalescingWrites } from './stdout.js';
 
 /** What `conduit-mcp serve` runs: the pool, the gateway's settings, and where it serves. */
 export interface RunGatewayOptions {
@@ -38,7 +37,6 @@ export async function runGateway(options: RunGatewayOptions): Promise<'stdin-clo
   try {
     if (options.http === undefined) {
       const handle = serveStdio(() => hostServer(gateway), {
-        transport: new StdioServerTransport(process.stdin, coalescingWrites(process.stdout)),
         onerror: (error) => options.say(`stdio: ${error.message}`),
       });
       const stdinClosed = Promise.race([once(process.stdin, 'end'), once(process.stdin, 'close')]).then(
