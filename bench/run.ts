@@ -7,7 +7,7 @@
 //
 // --quick: every scenario once, with small amounts (under a minute), as a check before committing.
 // groups: throughput, modern, connect, close, flood, many, pool, framing, http, http-connect,
-//         http-memory, tool-search (default: all)
+//         http-memory, tool-search, gateway (default: all)
 // clients: raw, conduit, sdk1, sdk2 (limits every group, e.g. for a --cpu-prof run)
 // workloads: sequential, in-flight, bytes-1m, bytes-8m (the throughput groups; HTTP: bytes-1m-json, -sse)
 // --pin: the CPU each sequential sample runs its client and server on (default 0; `off`: unpinned,

@@ -75,6 +75,12 @@ export const GROUPS: readonly GroupInfo[] = [
       '`pool.searchTools` over 10,000 tools of 200 lazy servers known from the manifest (never started): the median of one search; the spread is that of the medians of runs of 50 searches.',
   },
   {
+    id: 'gateway',
+    heading: 'conduit-mcp serve (the gateway)',
+    about:
+      "conduit-mcp's Client direct to a server (the raw column) and through `conduit-mcp serve` over stdio and HTTP: sequential echo calls, 32 in flight, and the gateway's RSS with 50 stdio servers.",
+  },
+  {
     id: 'framing',
     heading: 'Framing, in process',
     about:

@@ -6,6 +6,7 @@ import { close } from './close.js';
 import { connect } from './connect.js';
 import { floodScenario } from './flood.js';
 import { framing } from './framing.js';
+import { gateway } from './gateway.js';
 import { httpConnect } from './http/connect.js';
 import { httpMemory } from './http/memory.js';
 import { httpThroughput } from './http/throughput.js';
@@ -27,4 +28,5 @@ export const SCENARIOS: readonly Scenario[] = [
   httpConnect,
   httpMemory,
   toolSearch,
+  gateway,
 ];

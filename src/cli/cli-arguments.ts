@@ -1,4 +1,5 @@
 import type { ToolFormat } from './llm-commands.js';
+import type { ServeFlags } from './serve-options.js';
 
 /** The commands, in the order --help lists them. */
 export const COMMANDS = [
@@ -15,6 +16,7 @@ export const COMMANDS = [
   'watch',
   'shell',
   'logout',
+  'serve',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
@@ -83,6 +85,8 @@ export interface CliArguments {
    * hands the URL to the system's browser (`--open`), `never` fails at once (`--no-login`).
    */
   login: 'wait' | 'open' | 'never';
+  /** serve's own flags (undefined for the other commands). */
+  serve: ServeFlags | undefined;
 }
 
 /**

@@ -46,7 +46,9 @@ export function checkServerSource(source: {
   const { command, config, server, serverCommand, url } = source;
   // servers, and tools and call without --server, take the whole file.
   const wholeFile =
-    command === 'servers' || command === 'search' || (/^(tools|call)$/.test(command) && server === undefined);
+    command === 'servers' ||
+    command === 'search' ||
+    (/^(tools|call|serve)$/.test(command) && server === undefined);
   if ((command === 'servers' || command === 'search') && (config === undefined || server !== undefined)) {
     throw new UsageProblem(
       command === 'servers'

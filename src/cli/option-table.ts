@@ -40,6 +40,13 @@ export const OPTIONS = {
   protocol: { type: 'string' },
   'log-level': { type: 'string' },
   root: { type: 'string', multiple: true },
+  http: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+  'token-env': { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  'max-body-bytes': { type: 'string' },
+  'max-in-flight': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -54,6 +61,8 @@ const NUMBER_OPTIONS = new Set([
   '--max-junk-lines',
   '--stderr-tail',
   '--limit',
+  '--max-body-bytes',
+  '--max-in-flight',
 ]);
 
 /** The options' values as given, before any is checked. */

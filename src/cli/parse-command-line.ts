@@ -11,6 +11,7 @@ import {
   checkServerSource,
 } from './option-rules.js';
 import { type OptionValues, readOptions } from './option-table.js';
+import { serveFlags } from './serve-options.js';
 
 /** An environment variable's name, as --pass-env and --client-secret-env take it. */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -267,6 +268,7 @@ export function parseCliArguments(argv: readonly string[]): CliArguments | 'help
     scopes: values.scope ?? [],
     dpop: values.dpop === true,
     login: values.open === true ? 'open' : values['no-login'] === true ? 'never' : 'wait',
+    serve: serveFlags(command, values),
   };
   checkServerKindFlags(cli);
   return cli;

@@ -38,6 +38,10 @@ export async function runCommand(
   environment: Environment,
 ): Promise<number> {
   if (usesPool(cli)) return runPoolCommand(cli, output, stopper, environment);
+  if (cli.command === 'serve') {
+    const { serve } = await import('./serve.js');
+    return serve(cli, output, stopper, environment);
+  }
   if (cli.command === 'logout') {
     const { logout } = await import('./logout.js');
     return logout(cli, output, environment);
@@ -192,6 +196,7 @@ async function dispatch(
     case 'servers':
     case 'search':
     case 'logout':
+    case 'serve':
       throw new Error(`${cli.command} runs before any server starts (runCommand)`);
   }
 }

@@ -24,6 +24,10 @@ Commands:
   shell                   one server, many commands (tab completes tool names; history);
                           the server's forms (elicitation) are asked at the terminal
   logout <url>            remove the OAuth tokens stored for an HTTP server (or: logout <name> --config <file>)
+  serve                   the server(s) as ONE MCP server on stdio (--http <host:port>: Streamable HTTP);
+                          --config <file> for every server of the file; --allow/--deny <glob> filter tools;
+                          HTTP: --token-env <VAR> (required beyond loopback), --allow-host <name>,
+                          --max-body-bytes <n>, --max-in-flight <n>
 
 Server:
   --config <file> --server <name>   take the server from an mcpServers JSON file
