@@ -57,10 +57,10 @@ export class ListCache {
   /** Fetches a list again if it changed or was never fetched; keeps the last known one on failure. */
   async fresh(kind: ListKind): Promise<void> {
     const list = this.#lists[kind];
+    // A fetch under way gives the fresh list (one changed again during it fetches once more before
+    // it settles): wait for it, never answer with the items it is replacing.
+    if (list?.fetching) return list.fetching;
     if (list && !list.stale && list.items) return;
-    // A fetch under way that no change has made stale already gives the fresh list: wait for it
-    // (refresh() would fetch once more after it).
-    if (list?.fetching && !list.stale) return list.fetching;
     await this.refresh(kind);
   }
 
