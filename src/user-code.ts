@@ -3,12 +3,14 @@ import { EventEmitter } from 'node:events';
 /**
  * User code at the library's edges (listeners, handlers, `onProgress`, Secret functions) runs
  * after our state has changed, and its exceptions never unwind through our frames: they are
- * thrown again on the next tick, outside the library's call stack, as Node does for a throwing
+ * thrown again in an immediate, outside the library's call stack, as Node does for a throwing
  * listener. Nothing is swallowed: without an `'uncaughtException'` handler the process fails as
- * it would for any other throw of the user's own.
+ * it would for any other throw of the user's own. Not a nextTick: a tick callback that throws
+ * while Node closes a native callback scope, with the throw handled (an `'uncaughtException'`
+ * listener, a capture callback), aborts Node 26 (`InternalCallbackScope::Close` assertion).
  */
 export function rethrowLater(error: unknown): void {
-  process.nextTick(() => {
+  setImmediate(() => {
     throw error;
   });
 }

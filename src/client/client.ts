@@ -47,7 +47,7 @@ export type { ClientEvents };
  * with backoff if it dies; `close()` (or `await using`) stops everything.
  *
  * It is a Node `EventEmitter` of {@link ClientEvents} (`client.on('ready', ...)`); a listener
- * that throws does not stop the others, and its error is thrown again on the next tick.
+ * that throws does not stop the others, and its error is thrown again on a later turn of the event loop.
  */
 export class Client extends SafeEmitter<ClientEvents> {
   /** The `name` option: a label for events, errors and logs. */

@@ -24,7 +24,7 @@ export interface RequestOptions {
   /**
    * Receives this request's progress notifications, in order; sets a progress token. Past 16 in a
    * burst, those of one event-loop turn are coalesced into the latest (delivered before the result).
-   * A throw or rejection is re-thrown on the next tick; the request goes on.
+   * A throw or rejection is re-thrown on a later turn of the event loop; the request goes on.
    */
   onProgress?: (progress: Progress) => void;
   /** Restart the timeout on each progress notification. @defaultValue false */

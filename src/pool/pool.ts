@@ -38,7 +38,7 @@ import { poolStateFile } from './state-files.js';
  * status per server, and one `close()` for all of them.
  *
  * It is a Node `EventEmitter` of {@link ClientPoolEvents} (`pool.on('serverError', ...)`); a
- * listener that throws does not stop the others, and its error is thrown again on the next tick.
+ * listener that throws does not stop the others, and its error is thrown again on a later turn of the event loop.
  */
 export class ClientPool extends SafeEmitter<ClientPoolEvents> {
   readonly #options: ResolvedPoolOptions;
