@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { withFileLock, writePrivateFile } from '../private-file.js';
 import type { StoredDPoPKey } from './dpop.js';
 import { InProcessLocks } from './entry-lock.js';
 
@@ -129,9 +129,6 @@ interface FileContents {
 /** Longest wait for another process's lock on a token file, ms. */
 export const FILE_LOCK_WAIT_MS = 60_000;
 
-/** A lock file whose holder has not touched it for this long (ms) is stale: its process died. */
-const STALE_LOCK_MS = 10_000;
-
 /**
  * Keeps OAuth state in one JSON file readable and writable by its owner only (mode 0600, in a
  * directory created 0700). Every write replaces the file atomically (a temporary file in the same
@@ -165,7 +162,7 @@ export class FileTokenStore implements TokenStore {
 
   lock<T>(_key: string, critical: () => Promise<T>): Promise<T> {
     // One holder per file, whatever the key: the file is the unit other processes lock.
-    return this.#locks.run('file', () => withFileLock(this.path, critical));
+    return this.#locks.run('file', () => withFileLock(this.path, FILE_LOCK_WAIT_MS, critical));
   }
 
   /**
@@ -222,62 +219,12 @@ export class FileTokenStore implements TokenStore {
     return { version: 1, entries: parsed.entries };
   }
 
-  async #write(contents: FileContents): Promise<void> {
-    const directory = path.dirname(this.path);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    const temporary = path.join(
-      directory,
-      `.${path.basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    const handle = await open(temporary, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(contents, null, 2)}\n`);
-      await handle.chmod(0o600); // whatever the umask said
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    await handle.close();
-    await rename(temporary, this.path);
+  #write(contents: FileContents): Promise<void> {
+    return writePrivateFile(this.path, `${JSON.stringify(contents, null, 2)}\n`);
   }
 
   /** `[FileTokenStore: <path>]`: JSON.stringify and loggers never show the tokens. */
   toJSON(): string {
     return `[FileTokenStore: ${this.path}]`;
-  }
-}
-
-/** Holds `<file>.lock` (see FileTokenStore) while `critical` runs; proper-lockfile is loaded on first use. */
-async function withFileLock<T>(file: string, critical: () => Promise<T>): Promise<T> {
-  const { lock } = await import('proper-lockfile');
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const interval = 50;
-  let release: () => Promise<void>;
-  try {
-    release = await lock(file, {
-      realpath: false, // the file itself may not exist yet
-      stale: STALE_LOCK_MS,
-      retries: {
-        retries: Math.ceil(FILE_LOCK_WAIT_MS / interval),
-        factor: 1,
-        minTimeout: interval,
-        maxTimeout: interval,
-      },
-      // A lock taken over while held (the machine slept past STALE_LOCK_MS): the critical section
-      // re-reads the entry before it writes, so the worst case is one extra refresh.
-      onCompromised: () => {},
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    throw new Error(
-      `${file} stayed locked by another process for ${FILE_LOCK_WAIT_MS} ms (its lock is ${file}.lock); if no conduit-mcp process is using it, delete that lock directory`,
-    );
-  }
-  try {
-    return await critical();
-  } finally {
-    await release().catch(() => {});
   }
 }

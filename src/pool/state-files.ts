@@ -4,10 +4,11 @@
  * directory) under a cross-process lock (`<file>.lock` through `proper-lockfile`, loaded on first
  * use), so two processes sharing a config never leave half a file or lose each other's update.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { withFileLock, writePrivateFile } from '../private-file.js';
 
 /**
  * conduit-mcp's own directory, where the command keeps OAuth tokens and pools keep their tool
@@ -56,41 +57,17 @@ export async function readJsonFile(file: string): Promise<unknown> {
   }
 }
 
-/** Replaces `file` with `value` as JSON, atomically. */
-export async function writeJsonFile(file: string, value: unknown): Promise<void> {
-  const directory = path.dirname(file);
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const temporary = path.join(directory, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', 0o600);
-  try {
-    await handle.writeFile(`${JSON.stringify(value)}\n`);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temporary, file);
+/** Replaces `file` with `value` as JSON, atomically (mode 0600). */
+export function writeJsonFile(file: string, value: unknown): Promise<void> {
+  return writePrivateFile(file, `${JSON.stringify(value)}\n`);
 }
 
 /** Longest wait for another process's lock, ms; a lock untouched for 10 s is a dead process's. */
 const LOCK_WAIT_MS = 10_000;
 
 /** Reads `file`, lets `change` make the new value from it, writes that: all under the file's lock. */
-export async function updateJsonFile(file: string, change: (current: unknown) => unknown): Promise<void> {
-  const { lock } = await import('proper-lockfile');
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const interval = 50;
-  const release = await lock(file, {
-    realpath: false,
-    stale: 10_000,
-    retries: { retries: LOCK_WAIT_MS / interval, factor: 1, minTimeout: interval, maxTimeout: interval },
-    onCompromised: () => {},
-  });
-  try {
-    await writeJsonFile(file, change(await readJsonFile(file).catch(() => undefined)));
-  } finally {
-    await release().catch(() => {});
-  }
+export function updateJsonFile(file: string, change: (current: unknown) => unknown): Promise<void> {
+  return withFileLock(file, LOCK_WAIT_MS, async () =>
+    writeJsonFile(file, change(await readJsonFile(file).catch(() => undefined))),
+  );
 }
