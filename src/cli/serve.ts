@@ -61,7 +61,7 @@ export async function serve(
     say,
   });
   if (why === 'stopped' && stopper.reason) throw stopper.reason;
-  return EXIT.ok;
+  return why === 'host-broken' ? EXIT.protocol : EXIT.ok;
 }
 
 type PoolMaker = (handlers: ClientHandlers) => ClientPool;

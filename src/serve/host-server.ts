@@ -38,26 +38,8 @@ export function hostServer(gateway: Gateway): Server {
   );
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const tool = await lists.find('tools', name);
-    const sole = settings.soleServer;
-    if (
-      tool === undefined &&
-      sole !== undefined &&
-      settings.filter.passes({ name, server: sole, originalName: name })
-    ) {
-      return routed(gateway, ctx, sole, (options) =>
-        answer(() => soleClient(gateway, sole).callTool({ name, arguments: args ?? {} }, options)),
-      ) as Promise<CallToolResult & Record<string, unknown>>;
-    }
-    if (tool === undefined) {
-      throw new ProtocolError(
-        INVALID_PARAMS,
-        `Unknown tool: ${name} (the gateway has no tool of that name, or its --allow/--deny or allowTools/denyTools filters hide it)`,
-      );
-    }
-    return routed(gateway, ctx, tool.server, (options) =>
-      answer(() => pool.callTool({ name, arguments: args ?? {} }, options)),
-    ) as Promise<CallToolResult & Record<string, unknown>>;
+    const call = await toolCall(gateway, name, args);
+    return routed(gateway, ctx, call.server, call.run) as Promise<CallToolResult & Record<string, unknown>>;
   });
   server.setRequestHandler(
     'prompts/list',
@@ -126,6 +108,50 @@ export function hostServer(gateway: Gateway): Server {
   return server;
 }
 
+/** Where a host's tool call goes, and the call itself. */
+export interface ToolCall {
+  /** The pool's name of the server that has the tool. */
+  readonly server: string;
+  /** Calls the tool; the host's outcome (see `answer`). */
+  readonly run: (options: RequestOptions) => Promise<CallToolResult>;
+}
+
+/**
+ * The server a host's tool call goes to: the one whose tool it is, or the sole server behind the
+ * gateway for a name no list has (that server answers for its own names). A name nobody has is
+ * the host's invalid-params error, naming the filters that may hide it.
+ */
+export async function toolCall(
+  gateway: Gateway,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): Promise<ToolCall> {
+  const { pool, settings, lists } = gateway;
+  const tool = await lists.find('tools', name);
+  const sole = settings.soleServer;
+  if (
+    tool === undefined &&
+    sole !== undefined &&
+    settings.filter.passes({ name, server: sole, originalName: name })
+  ) {
+    return {
+      server: sole,
+      run: (options) =>
+        answer(() => soleClient(gateway, sole).callTool({ name, arguments: args ?? {} }, options)),
+    };
+  }
+  if (tool === undefined) {
+    throw new ProtocolError(
+      INVALID_PARAMS,
+      `Unknown tool: ${name} (the gateway has no tool of that name, or its --allow/--deny or allowTools/denyTools filters hide it)`,
+    );
+  }
+  return {
+    server: tool.server,
+    run: (options) => answer(() => pool.callTool({ name, arguments: args ?? {} }, options)),
+  };
+}
+
 /**
  * Runs a request routed to `server`, whose requests to the client go to the host: a legacy host is
  * asked them as requests of the gateway's own; a modern host gets them in `input_required` rounds
@@ -149,19 +175,36 @@ function routed<T>(
 
 /** The host's cancellation, the gateway's timeouts, and the server's progress sent on to the host. */
 function forwardedOptions(gateway: Gateway, ctx: ServerContext, signal: AbortSignal): RequestOptions {
+  return callOptions(gateway, signal, ctx.mcpReq._meta?.progressToken, (notification) =>
+    ctx.mcpReq.notify(notification as never),
+  );
+}
+
+/**
+ * A forwarded request's options: the host's signal, the gateway's timeouts (progress restarts the
+ * wait), and, when the host gave a progress token, the server's progress sent to the host under it.
+ */
+export function callOptions(
+  gateway: Gateway,
+  signal: AbortSignal,
+  progressToken: unknown,
+  notify: (notification: {
+    method: 'notifications/progress';
+    params: Record<string, unknown>;
+  }) => Promise<void>,
+): RequestOptions {
   const { requestTimeout, maxTime } = gateway.settings;
-  const token = ctx.mcpReq._meta?.progressToken;
   return {
     signal,
     timeout: requestTimeout,
     resetTimeoutOnProgress: true,
     maxTotalTimeout: maxTime ?? requestTimeout * 10,
-    ...(token !== undefined
+    ...(typeof progressToken === 'string' || typeof progressToken === 'number'
       ? {
           onProgress: (progress) => {
-            ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } })
-              .catch(() => {});
+            notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(
+              () => {},
+            );
           },
         }
       : {}),

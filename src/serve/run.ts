@@ -1,8 +1,10 @@
 import { once } from 'node:events';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { ClientHandlers, ClientPool } from '../index.js';
+import { DirectCalls } from './direct-calls.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
 import { hostServer } from './host-server.js';
+import { HostStdioWire } from './host-stdio.js';
 import { type HttpServeOptions, serveHttp } from './http.js';
 
 /** What `conduit-mcp serve` runs: the pool, the gateway's settings, and where it serves. */
@@ -20,10 +22,13 @@ export interface RunGatewayOptions {
 }
 
 /**
- * Serves until the host closes stdin (stdio) or the signal aborts; then closes every server of the
- * pool (each on its shutdown schedule) before it resolves. Resolves with why it stopped.
+ * Serves until the host closes stdin (stdio), sends what cannot be read (`host-broken`: a line
+ * over 10 MiB), or the signal aborts; then closes every server of the pool (each on its shutdown
+ * schedule) before it resolves. Resolves with why it stopped.
  */
-export async function runGateway(options: RunGatewayOptions): Promise<'stdin-closed' | 'stopped'> {
+export async function runGateway(
+  options: RunGatewayOptions,
+): Promise<'stdin-closed' | 'host-broken' | 'stopped'> {
   const gateway = new Gateway(options.makePool, options.settings);
   const { pool } = gateway;
   for (const warning of pool.warnings) {
@@ -36,13 +41,20 @@ export async function runGateway(options: RunGatewayOptions): Promise<'stdin-clo
   const connecting = pool.connect();
   try {
     if (options.http === undefined) {
-      const handle = serveStdio(() => hostServer(gateway), {
-        onerror: (error) => options.say(`stdio: ${error.message}`),
-      });
-      const stdinClosed = Promise.race([once(process.stdin, 'end'), once(process.stdin, 'close')]).then(
-        () => 'stdin-closed' as const,
+      const wire = new HostStdioWire();
+      const direct = new DirectCalls(gateway, wire);
+      const handle = serveStdio(
+        () => {
+          const server = hostServer(gateway);
+          direct.host = server;
+          return server;
+        },
+        { transport: wire, onerror: (error) => options.say(`stdio: ${error.message}`) },
       );
-      const why = await Promise.race([stdinClosed, stopped]);
+      const hostGone = wire.closed.then((how) =>
+        how === 'ended' ? ('stdin-closed' as const) : ('host-broken' as const),
+      );
+      const why = await Promise.race([hostGone, stopped]);
       await handle.close();
       return why;
     }

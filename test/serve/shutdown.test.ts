@@ -13,11 +13,15 @@ import { bin, threeServerConfig } from './helpers.js';
 guardProcesses();
 
 /** Starts the gateway on a pipe, lists its tools (so every server runs), and returns it with its servers' pids. */
-async function startedGateway(): Promise<{ gateway: ChildProcess; servers: number[] }> {
+async function startedGateway(): Promise<{ gateway: ChildProcess; servers: number[]; stderr: () => string }> {
   const directory = temporaryDirectory();
   const config = threeServerConfig(directory, path.join(directory, 'fx.log'));
   const gateway = spawn(process.execPath, [bin, 'serve', '--config', config], {
-    stdio: ['pipe', 'pipe', 'ignore'],
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  gateway.stderr!.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
   });
   const lines: string[] = [];
   let buffer = '';
@@ -42,7 +46,7 @@ async function startedGateway(): Promise<{ gateway: ChildProcess; servers: numbe
     .split('\n')
     .map(Number);
   assert.equal(servers.length, 3, `three servers run under the gateway: ${servers.join(', ')}`);
-  return { gateway, servers };
+  return { gateway, servers, stderr: () => stderr };
 }
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -62,6 +66,19 @@ test('stdin closing ends the gateway (exit 0) and every server it started', asyn
   gateway.stdin!.end();
   const [code] = await exited;
   assert.equal(code, 0);
+  await waitFor(() => servers.every((pid) => !isRunning(pid)), 'the servers to end', 15_000);
+});
+
+test('a host line over 10 MiB: the gateway says why, exits 6 and ends every server it started', async () => {
+  const { gateway, servers, stderr } = await startedGateway();
+  const exited = once(gateway, 'exit');
+  gateway.stdin!.on('error', () => {});
+  gateway.stdin!.write(
+    `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"${'x'.repeat(11 * 1024 * 1024)}`,
+  );
+  const [code] = await exited;
+  assert.equal(code, 6, stderr());
+  assert.match(stderr(), /the host sent a message over 10485760 bytes/);
   await waitFor(() => servers.every((pid) => !isRunning(pid)), 'the servers to end', 15_000);
 });
 

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Client, McpError } from '../../src/index.js';
+import { Client, McpError, type ProtocolMode } from '../../src/index.js';
 import { fixture, temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
@@ -18,81 +18,102 @@ import { bin, needsBuild, threeServerConfig } from './helpers.js';
 guardProcesses();
 needsBuild();
 
-function gatewayClient(args: string[]): Client {
+function gatewayClient(args: string[], protocol: ProtocolMode = 'auto'): Client {
   return new Client({
     name: 'gateway',
+    protocol,
     transport: { type: 'stdio', command: process.execPath, args: [bin, 'serve', ...args], stderr: 'discard' },
     connectTimeout: 30_000,
     requestTimeout: 30_000,
   });
 }
 
-test('three servers as one: tools, prompts and resources merged under pool names, and each call routed', async () => {
-  const directory = temporaryDirectory();
-  const config = threeServerConfig(directory, path.join(directory, 'fx.log'));
-  await using client = gatewayClient(['--config', config]);
-  await client.connect();
-  assert.equal(client.serverInfo?.name, 'conduit-mcp');
-  const names = (await client.listTools()).tools.map((tool) => tool.name);
-  for (const name of ['demo__add', 'demo__countdown', 'fx__echo', 'fx__slow', 'memory__read_graph']) {
-    assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
-  }
-  const add = (await client.listTools()).tools.find((tool) => tool.name === 'demo__add')!;
-  assert.deepEqual(add.outputSchema, {
-    type: 'object',
-    properties: { sum: { type: 'number' } },
-    required: ['sum'],
+// A legacy host's tool calls take the gateway's direct path (src/serve/direct-calls.ts), a modern
+// host's the library's: both are run.
+for (const protocol of ['modern', 'legacy'] as const) {
+  test(`three servers as one (a ${protocol} host): tools, prompts and resources merged under pool names, and each call routed`, async () => {
+    const directory = temporaryDirectory();
+    const config = threeServerConfig(directory, path.join(directory, 'fx.log'));
+    await using client = gatewayClient(['--config', config], protocol);
+    await client.connect();
+    assert.equal(client.era, protocol);
+    assert.equal(client.serverInfo?.name, 'conduit-mcp');
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    for (const name of ['demo__add', 'demo__countdown', 'fx__echo', 'fx__slow', 'memory__read_graph']) {
+      assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    }
+    const add = (await client.listTools()).tools.find((tool) => tool.name === 'demo__add')!;
+    assert.deepEqual(add.outputSchema, {
+      type: 'object',
+      properties: { sum: { type: 'number' } },
+      required: ['sum'],
+    });
+    const sum = await client.callTool({ name: 'demo__add', arguments: { a: 2, b: 3 } });
+    assert.deepEqual(sum.structuredContent, { sum: 5 });
+    const echo = await client.callTool({ name: 'fx__echo', arguments: { text: 'hi' } });
+    assert.match(JSON.stringify(echo.content), /hi/);
+    const graph = await client.callTool({ name: 'memory__read_graph', arguments: {} });
+    assert.notEqual(graph.isError, true);
+    const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+    assert.ok(prompts.includes('fx__greet'), prompts.join(', '));
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((resource) => resource.uri === 'file:///a.txt'));
+    const read = await client.readResource({ uri: 'file:///a.txt' });
+    assert.ok(read.contents.length > 0);
+    await assert.rejects(client.callTool({ name: 'nobody__here', arguments: {} }), (error: unknown) => {
+      assert.ok(error instanceof McpError);
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /Unknown tool: nobody__here/);
+      return true;
+    });
   });
-  const sum = await client.callTool({ name: 'demo__add', arguments: { a: 2, b: 3 } });
-  assert.deepEqual(sum.structuredContent, { sum: 5 });
-  const echo = await client.callTool({ name: 'fx__echo', arguments: { text: 'hi' } });
-  assert.match(JSON.stringify(echo.content), /hi/);
-  const graph = await client.callTool({ name: 'memory__read_graph', arguments: {} });
-  assert.notEqual(graph.isError, true);
-  const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
-  assert.ok(prompts.includes('fx__greet'), prompts.join(', '));
-  const { resources } = await client.listResources();
-  assert.ok(resources.some((resource) => resource.uri === 'file:///a.txt'));
-  const read = await client.readResource({ uri: 'file:///a.txt' });
-  assert.ok(read.contents.length > 0);
-  await assert.rejects(client.callTool({ name: 'nobody__here', arguments: {} }), (error: unknown) => {
-    assert.ok(error instanceof McpError);
-    assert.equal(error.code, -32602);
-    assert.match(error.message, /Unknown tool: nobody__here/);
-    return true;
-  });
-});
 
-test('progress passes through to the host, and the host cancelling reaches the server behind', async () => {
-  const directory = temporaryDirectory();
-  const record = path.join(directory, 'fx.log');
-  await using client = gatewayClient(['--config', threeServerConfig(directory, record)]);
-  await client.connect();
-  const stop = new AbortController();
-  const seen: number[] = [];
-  const call = client.callTool(
-    { name: 'fx__slow', arguments: { steps: 200, interval: 100 } },
-    {
-      signal: stop.signal,
-      onProgress: (progress) => {
-        seen.push(progress.progress);
-        if (seen.length === 2) stop.abort();
+  test(`progress passes through to a ${protocol} host, and the host cancelling reaches the server behind`, async () => {
+    const directory = temporaryDirectory();
+    const record = path.join(directory, 'fx.log');
+    await using client = gatewayClient(['--config', threeServerConfig(directory, record)], protocol);
+    await client.connect();
+    const stop = new AbortController();
+    const seen: number[] = [];
+    const call = client.callTool(
+      { name: 'fx__slow', arguments: { steps: 200, interval: 100 } },
+      {
+        signal: stop.signal,
+        onProgress: (progress) => {
+          seen.push(progress.progress);
+          if (seen.length === 2) stop.abort();
+        },
       },
-    },
-  );
-  await assert.rejects(call, { name: 'AbortError' });
-  assert.deepEqual(seen, [1, 2]);
-  // The fixture records every line it reads: the gateway's Client sent the cancellation on.
-  await waitFor(
-    () => /"notifications\/cancelled"/.test(readFileSync(record, 'utf8')),
-    'the cancellation at the server',
-    10_000,
-  );
-  const cancelled = readFileSync(record, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('notifications/cancelled'));
-  assert.equal(cancelled.length, 1);
-});
+    );
+    await assert.rejects(call, { name: 'AbortError' });
+    assert.deepEqual(seen, [1, 2]);
+    // The fixture records every line it reads: the gateway's Client sent the cancellation on.
+    await waitFor(
+      () => /"notifications\/cancelled"/.test(readFileSync(record, 'utf8')),
+      'the cancellation at the server',
+      10_000,
+    );
+    const cancelled = readFileSync(record, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('notifications/cancelled'));
+    assert.equal(cancelled.length, 1);
+  });
+
+  test(`a server that is down fails its own tools with a clear error, not the gateway (a ${protocol} host)`, async () => {
+    const directory = temporaryDirectory();
+    await using client = gatewayClient(
+      ['--config', threeServerConfig(directory, path.join(directory, 'fx.log'))],
+      protocol,
+    );
+    await client.connect();
+    const crashed = await client.callTool({ name: 'fx__crash', arguments: {} });
+    assert.equal(crashed.isError, true, JSON.stringify(crashed));
+    assert.match(JSON.stringify(crashed.content), /conduit-mcp gateway: .*fx/);
+    // The other servers and the session go on.
+    const sum = await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 2 } });
+    assert.deepEqual(sum.structuredContent, { sum: 3 });
+  });
+}
 
 test('filters: --deny and --allow on pool names, denyTools in the entry; a hidden tool is refused, not run', async () => {
   const directory = temporaryDirectory();

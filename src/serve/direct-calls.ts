@@ -1,0 +1,115 @@
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
+import type { Gateway } from './gateway.js';
+import { callOptions, toolCall } from './host-server.js';
+import type { HostStdioWire } from './host-stdio.js';
+
+type RequestId = string | number;
+const INTERNAL_ERROR = -32603;
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * A legacy-era stdio host's `tools/call` requests, answered by the gateway straight from the wire,
+ * beside the library's Server: the request goes to the pool as it came and the server's answer goes
+ * back as it came, so the library's per-request validation and context (which the server behind and
+ * the pool's client do again) are not paid twice on the busiest path. Everything else (the
+ * handshake, lists, prompts, resources, the modern era's requests, a malformed call) is the
+ * library's. Cancellation, progress, timeouts and the server's own requests to the host work as on
+ * the library's path: the same `toolCall`, `callOptions` and `Gateway.during`.
+ */
+export class DirectCalls {
+  readonly #gateway: Gateway;
+  readonly #wire: HostStdioWire;
+  /** The library's Server for this connection (the gateway asks the host through it). */
+  #host: Server | undefined;
+  #initializeId: RequestId | undefined;
+  #legacy = false;
+  readonly #live = new Map<RequestId, AbortController>();
+
+  constructor(gateway: Gateway, wire: HostStdioWire) {
+    this.#gateway = gateway;
+    this.#wire = wire;
+    wire.take = (message) => this.#take(message);
+    void wire.closed.then(() => {
+      for (const controller of this.#live.values()) controller.abort(new Error('the host disconnected'));
+      this.#live.clear();
+    });
+  }
+
+  /** The Server the library made for this connection. */
+  set host(server: Server) {
+    this.#host = server;
+  }
+
+  #take(message: JSONRPCMessage): boolean {
+    if (!('method' in message)) return false;
+    const params = message.params as Record<string, unknown> | undefined;
+    if ('id' in message) {
+      if (message.method === 'tools/call' && this.#legacy && !hasEnvelope(params))
+        return this.#call(message.id, params);
+      if (message.method === 'initialize' && !hasEnvelope(params)) this.#initializeId = message.id;
+      return false;
+    }
+    if (message.method === 'notifications/initialized' && this.#initializeId !== undefined) {
+      this.#legacy = true;
+    } else if (message.method === 'notifications/cancelled') {
+      const controller = this.#live.get(params?.requestId as RequestId);
+      if (controller === undefined) return false;
+      this.#live.delete(params?.requestId as RequestId);
+      controller.abort(new Error(String(params?.reason ?? 'the host cancelled the request')));
+      return true;
+    }
+    return false;
+  }
+
+  /** Takes a well-formed call; one the library must refuse (no name, arguments not an object) stays its. */
+  #call(id: RequestId, params: Record<string, unknown> | undefined): boolean {
+    const name = params?.name;
+    const args = params?.arguments;
+    if (typeof name !== 'string') return false;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+      return false;
+    if (this.#live.has(id)) return false;
+    const controller = new AbortController();
+    this.#live.set(id, controller);
+    const progressToken = (params?._meta as Record<string, unknown> | undefined)?.progressToken;
+    const options = callOptions(this.#gateway, controller.signal, progressToken, (notification) =>
+      this.#wire.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage),
+    );
+    const asker = {
+      capabilities: undefined,
+      ask: ({ method, params }: { method: string; params: Record<string, unknown> }, signal: AbortSignal) => {
+        if (this.#host === undefined) return Promise.reject(new Error('the host session is not set up'));
+        return this.#host.request({ method, params } as never, {
+          signal,
+          timeout: this.#gateway.settings.requestTimeout,
+        });
+      },
+    };
+    toolCall(this.#gateway, name, args as Record<string, unknown> | undefined)
+      .then((call) => this.#gateway.during(call.server, asker, () => call.run(options)))
+      .then(
+        (result) => this.#answer(id, controller, { result: result as Record<string, unknown> }),
+        (error: { code?: unknown; message?: unknown; data?: unknown }) =>
+          this.#answer(id, controller, {
+            error: {
+              code: Number.isSafeInteger(error?.code) ? (error.code as number) : INTERNAL_ERROR,
+              message: typeof error?.message === 'string' ? error.message : 'Internal error',
+              ...(error?.data !== undefined ? { data: error.data } : {}),
+            },
+          }),
+      );
+    return true;
+  }
+
+  /** The host's answer, unless it cancelled the request (a cancelled request is never answered). */
+  #answer(id: RequestId, controller: AbortController, outcome: Record<string, unknown>): void {
+    if (controller.signal.aborted) return;
+    this.#live.delete(id);
+    this.#wire.send({ jsonrpc: '2.0', id, ...outcome } as JSONRPCMessage).catch(() => {});
+  }
+}
+
+function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
+  const meta = params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META in meta;
+}
