@@ -25,12 +25,13 @@ export interface TelemetryConfig {
 
 /**
  * One client's OpenTelemetry instrumentation: `@opentelemetry/api` is imported the first time it
- * is needed (connect), then every request, connect and restart is a span.
+ * is needed (connect), then every request, connect, restart and OAuth exchange is a span.
  */
 export class Telemetry {
   readonly #config: TelemetryConfig;
   #tracing: Tracing | undefined;
   #loading: Promise<Tracing> | undefined;
+  #closed = false;
 
   constructor(config: TelemetryConfig) {
     this.#config = config;
@@ -58,7 +59,14 @@ export class Telemetry {
       common: { [SERVER_NAME]: config.server, ...config.network },
       version: config.version,
     });
+    if (this.#closed) this.#tracing.close();
     return this.#tracing;
+  }
+
+  /** The client is closed for good: its OAuth exchanges are no longer recorded. */
+  close(): void {
+    this.#closed = true;
+    this.#tracing?.close();
   }
 
   /** A request as a span; its context travels in `_meta` (see Tracing.request). */
