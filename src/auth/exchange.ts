@@ -1,4 +1,5 @@
 import { channels } from '../diagnostics.js';
+import type { AuthContext } from './http.js';
 import { type OAuthFetch, PrivateAddressError } from './network-policy.js';
 
 /**
@@ -14,25 +15,26 @@ export function displayUrl(url: URL | string): string {
 }
 
 /**
- * `fetch` with each request timed and published, once it has its response's headers or has
- * failed, as a `request` message on `conduit-mcp:auth`: `{ server, event: 'request', step,
+ * The context's `fetch` with each request timed and published, once it has its response's headers
+ * or has failed, as a `request` message on `conduit-mcp:auth`: `{ server, endpoint, event: 'request', step,
  * method, url, startTime, duration, status | error, grantType?, retry? }`. `startTime` is in ms
  * since the epoch, `duration` in ms; `url` has no query; `grantType` is the token request's
  * `grant_type`, `retry` marks the one repeat a DPoP nonce asks for. The publishing happens in the
  * caller's async context, so that a tracer can find the request span it belongs to.
  */
 export function recordedFetch(
-  fetch: OAuthFetch,
-  server: string | undefined,
+  context: Pick<AuthContext, 'fetch' | 'server' | 'endpoint'>,
   step: ExchangeStep,
   retry = false,
 ): OAuthFetch {
+  const { fetch, server, endpoint } = context;
   return async (url, init) => {
     if (!channels.auth.hasSubscribers) return fetch(url, init);
     const started = performance.now();
     const grantType = step === 'token' ? grantTypeOf(init.body) : undefined;
     const message = {
       server,
+      endpoint,
       event: 'request',
       step,
       method: init.method ?? 'GET',

@@ -17,6 +17,8 @@ export function loadOAuth(): Promise<OAuth> {
 /** What every request of one flow shares: which server it is for, the time limit, what to redact. */
 export interface AuthContext {
   readonly server: string | undefined;
+  /** The MCP endpoint (origin and path) the flow is for, in every message: which client's it is. */
+  readonly endpoint?: string;
   readonly requestTimeout: number;
   /** Values that must never appear in an error: tokens, codes, secrets. */
   readonly secrets: Set<string>;
@@ -113,7 +115,7 @@ export function requestOptions(
   const target = typeof url === 'string' ? new URL(url) : url;
   return {
     signal: requestSignal(context),
-    [oauth.customFetch]: recordedFetch(context.fetch, context.server, step, retry),
+    [oauth.customFetch]: recordedFetch(context, step, retry),
     [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackName(target.hostname),
   };
 }
@@ -131,7 +133,7 @@ export async function fetchDocument(
 ): Promise<Response> {
   let response: Response;
   try {
-    response = await recordedFetch(context.fetch, context.server, step)(url, {
+    response = await recordedFetch(context, step)(url, {
       method: 'GET',
       headers: { accept: 'application/json', ...headers },
       redirect: 'manual',

@@ -60,15 +60,23 @@ export class OAuthSpans {
   readonly #api: OpenTelemetryApi;
   readonly #tracer: Tracer;
   readonly #server: string;
+  readonly #endpoint: string | undefined;
   readonly #parents: OAuthParents;
   #listening = false;
   #closed = false;
   readonly #onMessage = (message: unknown) => this.#record(message as Record<string, unknown>);
 
-  constructor(api: OpenTelemetryApi, tracer: Tracer, server: string, parents: OAuthParents) {
+  /** `client`: the messages recorded are those naming its server and its endpoint. */
+  constructor(
+    api: OpenTelemetryApi,
+    tracer: Tracer,
+    client: { server: string; endpoint: string | undefined },
+    parents: OAuthParents,
+  ) {
     this.#api = api;
     this.#tracer = tracer;
-    this.#server = server;
+    this.#server = client.server;
+    this.#endpoint = client.endpoint;
     this.#parents = parents;
   }
 
@@ -87,8 +95,8 @@ export class OAuthSpans {
   }
 
   #record(message: Record<string, unknown>): void {
-    const { server, event, ...details } = message;
-    if (server !== this.#server) return;
+    const { server, endpoint, event, ...details } = message;
+    if (server !== this.#server || endpoint !== this.#endpoint) return;
     const parent = this.#parents.attempt() ?? this.#parents.request();
     if (event === 'request') this.#exchange(details as unknown as ExchangeMessage, parent);
     else parent?.addEvent(`oauth ${String(event)}`, eventAttributes(details));

@@ -13,6 +13,8 @@ export interface TelemetryConfig {
   readonly server: string;
   /** The transport's network attributes (see networkAttributes). */
   readonly network: Attributes;
+  /** An HTTP transport's endpoint, origin and path: its OAuth messages name it. */
+  readonly endpoint?: string | undefined;
   /** The option's TracerProvider; the global one when undefined. */
   readonly provider?: TelemetryTracerProvider | undefined;
   /** Record a tools/call's arguments. */
@@ -57,6 +59,7 @@ export class Telemetry {
       recordArguments: config.recordArguments,
       recordResults: config.recordResults,
       common: { [SERVER_NAME]: config.server, ...config.network },
+      endpoint: config.endpoint,
       version: config.version,
     });
     if (this.#closed) this.#tracing.close();

@@ -61,13 +61,14 @@ export class Tracing {
   constructor(
     api: unknown,
     provider: TelemetryTracerProvider | undefined,
-    settings: TracingSettings & { readonly version: string },
+    settings: TracingSettings & { readonly version: string; readonly endpoint?: string | undefined },
   ) {
     this.#api = api as OpenTelemetryApi;
     const tracers = (provider as Tracers | undefined) ?? this.#api.trace.getTracerProvider();
     this.#tracer = tracers.getTracer(LIBRARY, settings.version);
     this.#settings = settings;
-    this.#oauth = new OAuthSpans(this.#api, this.#tracer, String(settings.common[SERVER_NAME]), {
+    const client = { server: String(settings.common[SERVER_NAME]), endpoint: settings.endpoint };
+    this.#oauth = new OAuthSpans(this.#api, this.#tracer, client, {
       attempt: () => this.#attempting,
       request: () => {
         const active = this.#api.trace.getSpan(this.#api.context.active());
