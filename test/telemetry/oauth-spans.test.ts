@@ -84,7 +84,7 @@ function assertWithin(child: ReadableSpan, parent: ReadableSpan): void {
 }
 
 test('a first connect: discovery, registration and the token request are spans under the connect span, in order', async () => {
-  const { as, mcp } = await oidcScene();
+  const { as, mcp } = await oidcScene({ tokenDelay: 200 });
   const store = new MemoryTokenStore();
   const visit: BrowserVisit = { submitted: [], landed: undefined };
   const remote = client(mcp.url, { store, onAuthorizationUrl: browser(visit) });
@@ -114,6 +114,8 @@ test('a first connect: discovery, registration and the token request are spans u
   assert.equal(token.attributes['http.response.status_code'], 200);
   assert.equal(token.attributes['conduit_mcp.oauth.grant_type'], 'authorization_code');
   assert.equal(token.attributes['error.type'], undefined);
+  // The server holds the token request 200 ms: the span covers the wait, from the request sent to its answer.
+  assert.ok(ms(token.duration) >= 199, `the token request took ${ms(token.duration)} ms`);
   assert.equal(spanNamed('oauth registration').attributes['http.response.status_code'], 201);
   const events = connect.events.map((event) => event.name);
   assert.deepEqual(
