@@ -1,5 +1,6 @@
 // Each OAuth HTTP exchange is a CLIENT span with its own start and end: under the connect span
-// during a connection attempt, under the request that caused it afterwards. Against oidc-provider
+// during a connection attempt, under the request that caused it afterwards, a root linked to the
+// connect span outside both. Against oidc-provider
 // (and the test authorization server for a 401 in mid-session); no credential is ever recorded.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -18,8 +19,9 @@ after(() => provider.shutdown());
 
 const { SpanKind } = await import('@opentelemetry/api');
 
-function client(url: string, auth: Record<string, unknown>): Client {
+function client(url: string, auth: Record<string, unknown>, more: Record<string, unknown> = {}): Client {
   const made = new Client({
+    ...more,
     name: 'remote',
     transport: { type: 'http', url, auth: { allowPrivateNetwork: true, ...auth } },
     reconnect: { maxReconnects: 0 },
@@ -187,4 +189,31 @@ test('a refused token request is a failed span (error.type, the status) under th
   assert.equal(spanNamed('oauth registration').attributes['error.type'], undefined);
   assert.ok(connect.events.some((event) => event.name === 'oauth failed'));
   assertNothingSecret(auth.issued);
+});
+
+test('a refresh outside any request (a legacy keepalive ping found the token due) is a root span linked to the connect span', async () => {
+  const { as, mcp } = await oidcScene({ accessTokenTtl: 2 });
+  const store = new MemoryTokenStore();
+  exporter.reset();
+  const remote = client(
+    mcp.url,
+    { store, onAuthorizationUrl: browser() },
+    { protocol: 'legacy', pingInterval: 2500 },
+  );
+  await remote.connect();
+  const connect = spanNamed('conduit-mcp connect');
+  const deadline = Date.now() + 20_000;
+  while (as.issued('refresh_token') === 0 && Date.now() < deadline) await sleep(100);
+  assert.equal(as.issued('refresh_token'), 1, 'the ping refreshed the token');
+  const refresh = spansNamed('oauth token').find(
+    (span) => span.attributes['conduit_mcp.oauth.grant_type'] === 'refresh_token',
+  );
+  assert.ok(refresh, tree(exporter.getFinishedSpans()));
+  assert.equal(parentOf(refresh), undefined, 'a root span');
+  assert.deepEqual(
+    refresh.links.map((link) => link.context.spanId),
+    [connect.spanContext().spanId],
+  );
+  assert.equal(refresh.attributes['http.response.status_code'], 200);
+  assert.ok(ms(refresh.duration) > 0);
 });
