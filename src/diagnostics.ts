@@ -35,9 +35,12 @@ export const channels = {
   /** `{ server, attempt, delay }` before each restart attempt. */
   reconnect: dc.channel('conduit-mcp:supervisor:reconnect'),
   /**
-   * OAuth progress, `{ server, event, step, ... }`: `request` (method, url without query, status),
-   * `discovered` (resource, issuer), `registered` (issuer, how), `authorized` / `refreshed`
-   * (issuer, scope), `failed` (step, error). Never a token, code, verifier, secret or key.
+   * OAuth progress, `{ server, endpoint, event, step, ... }` (`endpoint`: the MCP endpoint's origin
+   * and path): `request` for each HTTP exchange (step `resource_metadata`, `server_metadata`,
+   * `registration`, `token`, `revocation`; method, url without query, startTime in ms since the
+   * epoch, duration in ms, status or error, grantType, retry), published in the caller's async
+   * context; `discovered` (resource, issuer), `registered` (issuer, how), `authorized` /
+   * `refreshed` (issuer, scope), `failed` (step, error). Never a token, code, verifier, secret or key.
    */
   auth: dc.channel('conduit-mcp:auth'),
   /** `{ server, reason }` when the supervisor gives up or the client is closed. */

@@ -119,7 +119,7 @@ async function findResourceMetadata(
   }
   candidates.push(...protectedResourceMetadataUrls(endpoint));
   for (const url of candidates) {
-    const response = await fetchDocument(url, context);
+    const response = await fetchDocument(url, context, 'resource_metadata');
     if (response.status !== 200) {
       await response.body?.cancel();
       continue;
@@ -176,7 +176,7 @@ export async function fetchAuthorizationServer(
 ): Promise<AuthorizationServer> {
   let mismatch: AuthError | undefined;
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    const response = await fetchDocument(url, context);
+    const response = await fetchDocument(url, context, 'server_metadata');
     if (response.status !== 200) {
       await response.body?.cancel();
       continue;
@@ -233,7 +233,7 @@ async function discoverLegacy(
 ): Promise<Discovered> {
   const base = endpoint.origin;
   const url = new URL('/.well-known/oauth-authorization-server', base);
-  const response = await fetchDocument(url, context, {
+  const response = await fetchDocument(url, context, 'server_metadata', {
     'mcp-protocol-version': protocolVersion ?? NO_RESOURCE_METADATA_VERSION,
   });
   const resource = canonicalResource(endpoint);

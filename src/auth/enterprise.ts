@@ -68,7 +68,7 @@ async function exchangeIdToken(
       authentication,
       TOKEN_EXCHANGE_GRANT,
       parameters,
-      requestOptions(oauth, idp.token_endpoint!, idpContext),
+      requestOptions(oauth, idp.token_endpoint!, idpContext, 'token'),
     );
     const answer = await oauth.processGenericTokenEndpointResponse(idp, client, response, {
       // An ID-JAG is no access token: RFC 8693 §2.2.1 has its token_type be N_A.
@@ -107,7 +107,7 @@ async function identityProvider(
   const issuer = new URL(options.idpIssuer!);
   const response = await oauth.discoveryRequest(issuer, {
     algorithm: 'oidc',
-    ...requestOptions(oauth, issuer, context),
+    ...requestOptions(oauth, issuer, context, 'server_metadata'),
   });
   const metadata = await oauth.processDiscoveryResponse(issuer, response);
   if (!metadata.token_endpoint) {

@@ -35,7 +35,7 @@ async function tokenRequest(
   step: AuthStep,
   what: string,
   context: AuthContext,
-  exchange: (endpoint: string) => Promise<TokenEndpointResponse>,
+  exchange: (endpoint: string, retry: boolean) => Promise<TokenEndpointResponse>,
 ): Promise<IssuedTokens> {
   if (!as.token_endpoint) {
     throw new AuthError(step, `the authorization server ${as.issuer} has no token_endpoint`, {
@@ -45,11 +45,11 @@ async function tokenRequest(
   try {
     let response: TokenEndpointResponse;
     try {
-      response = await exchange(as.token_endpoint);
+      response = await exchange(as.token_endpoint, false);
     } catch (error) {
       // The handle kept the nonce of the refusal: one more request carries it (RFC 9449 §8).
       if (!context.dpop || !oauth.isDPoPNonceError(error)) throw error;
-      response = await exchange(as.token_endpoint);
+      response = await exchange(as.token_endpoint, true);
     }
     return issuedTokens(response, step, context);
   } catch (error) {
@@ -58,9 +58,9 @@ async function tokenRequest(
 }
 
 /** requestOptions for a token request: with the DPoP handle when the grant proves a key. */
-function tokenRequestOptions(oauth: OAuth, endpoint: string, context: AuthContext) {
+function tokenRequestOptions(oauth: OAuth, endpoint: string, context: AuthContext, retry: boolean) {
   return {
-    ...requestOptions(oauth, endpoint, context),
+    ...requestOptions(oauth, endpoint, context, 'token', retry),
     ...(context.dpop ? { DPoP: context.dpop.handle } : {}),
   };
 }
@@ -103,7 +103,7 @@ export async function redeemCode(
   context: AuthContext,
 ): Promise<IssuedTokens> {
   const what = `the token request to ${found.issuer}`;
-  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
+  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint, retry) => {
     const response = await oauth.authorizationCodeGrantRequest(
       found.as,
       oauthClient(client),
@@ -112,7 +112,7 @@ export async function redeemCode(
       redirectUri,
       verifier,
       {
-        ...tokenRequestOptions(oauth, endpoint, context),
+        ...tokenRequestOptions(oauth, endpoint, context, retry),
         additionalParameters: { resource: found.resource },
       },
     );
@@ -132,13 +132,13 @@ export async function clientCredentials(
   const parameters: Record<string, string> = { resource: found.resource };
   if (scopes.length > 0) parameters.scope = scopes.join(' ');
   const what = `the client_credentials request to ${found.issuer}`;
-  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
+  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint, retry) => {
     const response = await oauth.clientCredentialsGrantRequest(
       found.as,
       oauthClient(client),
       await clientAuthentication(oauth, client, options, context),
       parameters,
-      tokenRequestOptions(oauth, endpoint, context),
+      tokenRequestOptions(oauth, endpoint, context, retry),
     );
     return oauth.processClientCredentialsResponse(found.as, oauthClient(client), response);
   });
@@ -190,7 +190,7 @@ export async function assertionGrant(
 ): Promise<IssuedTokens> {
   context.secrets.add(assertion);
   const what = `the jwt-bearer request to ${found.issuer}`;
-  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint) => {
+  return tokenRequest(oauth, found.as, 'token', what, context, async (endpoint, retry) => {
     const parameters: Record<string, string> = { assertion, resource: found.resource };
     if (scopes.length > 0) parameters.scope = scopes.join(' ');
     const asClient = client ? oauthClient(client) : ANONYMOUS;
@@ -200,7 +200,7 @@ export async function assertionGrant(
       client ? await clientAuthentication(oauth, client, options, context) : noClientAuthentication,
       JWT_BEARER_GRANT,
       parameters,
-      tokenRequestOptions(oauth, endpoint, context),
+      tokenRequestOptions(oauth, endpoint, context, retry),
     );
     return oauth.processGenericTokenEndpointResponse(found.as, asClient, response);
   });
@@ -221,14 +221,14 @@ export async function refresh(
   context: AuthContext,
 ): Promise<IssuedTokens> {
   const what = `refreshing the token at ${found.issuer}`;
-  const tokens = await tokenRequest(oauth, found.as, 'refresh', what, context, async (endpoint) => {
+  const tokens = await tokenRequest(oauth, found.as, 'refresh', what, context, async (endpoint, retry) => {
     const response = await oauth.refreshTokenGrantRequest(
       found.as,
       oauthClient(client),
       await clientAuthentication(oauth, client, options, context),
       refreshToken,
       {
-        ...tokenRequestOptions(oauth, endpoint, context),
+        ...tokenRequestOptions(oauth, endpoint, context, retry),
         additionalParameters: { resource: found.resource },
       },
     );

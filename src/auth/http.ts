@@ -1,7 +1,7 @@
 import type { allowInsecureRequests, customFetch } from 'oauth4webapi';
-import { channels } from '../diagnostics.js';
 import { AuthError, type AuthStep } from '../errors.js';
 import type { DPoPProver } from './dpop.js';
+import { displayUrl, type ExchangeStep, recordedFetch } from './exchange.js';
 import { isLoopbackName, isPrivateAddress, type OAuthFetch, PrivateAddressError } from './network-policy.js';
 
 export type OAuth = typeof import('oauth4webapi');
@@ -17,6 +17,8 @@ export function loadOAuth(): Promise<OAuth> {
 /** What every request of one flow shares: which server it is for, the time limit, what to redact. */
 export interface AuthContext {
   readonly server: string | undefined;
+  /** The MCP endpoint (origin and path) the flow is for, in every message: which client's it is. */
+  readonly endpoint?: string;
   readonly requestTimeout: number;
   /** Values that must never appear in an error: tokens, codes, secrets. */
   readonly secrets: Set<string>;
@@ -37,11 +39,7 @@ export interface AuthContext {
 /** Largest metadata or registration document read, in bytes. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-/** A URL for messages: origin and path, never the query (it may carry a code or a state). */
-export function displayUrl(url: URL | string): string {
-  const parsed = typeof url === 'string' ? new URL(url) : url;
-  return `${parsed.origin}${parsed.pathname}`;
-}
+export { displayUrl } from './exchange.js';
 
 /**
  * An OAuth URL a server gave us, checked before anything is sent to it: `https:`, or plain
@@ -103,28 +101,39 @@ export interface OAuthRequestOptions {
   [allowInsecureRequests]: boolean;
 }
 
-/** Options for every oauth4webapi call to `url`: the time limit, and http: only for loopback. */
-export function requestOptions(oauth: OAuth, url: string | URL, context: AuthContext): OAuthRequestOptions {
+/**
+ * Options for every oauth4webapi call to `url`: the time limit, http: only for loopback, and the
+ * request published as the exchange `step` (`retry`: the repeat a DPoP nonce asks for).
+ */
+export function requestOptions(
+  oauth: OAuth,
+  url: string | URL,
+  context: AuthContext,
+  step: ExchangeStep,
+  retry = false,
+): OAuthRequestOptions {
   const target = typeof url === 'string' ? new URL(url) : url;
   return {
     signal: requestSignal(context),
-    [oauth.customFetch]: context.fetch,
+    [oauth.customFetch]: recordedFetch(context, step, retry),
     [oauth.allowInsecureRequests]: target.protocol === 'http:' && isLoopbackName(target.hostname),
   };
 }
 
 /**
- * GET a JSON document from an authorization or resource server, for discovery. Redirects are not
- * followed (a metadata document that moves to another origin is a document we must not trust).
+ * GET a JSON document from an authorization or resource server, for discovery (`step` says which
+ * metadata). Redirects are not followed (a metadata document that moves to another origin is a
+ * document we must not trust).
  */
 export async function fetchDocument(
   url: URL,
   context: AuthContext,
+  step: 'resource_metadata' | 'server_metadata',
   headers: Record<string, string> = {},
 ): Promise<Response> {
   let response: Response;
   try {
-    response = await context.fetch(url, {
+    response = await recordedFetch(context, step)(url, {
       method: 'GET',
       headers: { accept: 'application/json', ...headers },
       redirect: 'manual',
@@ -142,16 +151,6 @@ export async function fetchDocument(
           : `${request} failed: ${describeNetworkError(error)}`,
       { server: context.server },
     );
-  }
-  if (channels.auth.hasSubscribers) {
-    channels.auth.publish({
-      server: context.server,
-      event: 'request',
-      step: 'discovery',
-      method: 'GET',
-      url: displayUrl(url),
-      status: response.status,
-    });
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();

@@ -6,7 +6,7 @@ import { DPoPProver, proverForGrant } from './dpop.js';
 import { pointEndpoint, storedForEndpoint } from './endpoint-tokens.js';
 import { withEntryLock } from './entry-lock.js';
 import { type IssuedTokens, refresh, refreshAt } from './grants.js';
-import { type AuthContext, loadOAuth, type OAuth } from './http.js';
+import { type AuthContext, displayUrl, loadOAuth, type OAuth } from './http.js';
 import { machineGrant } from './machine-grants.js';
 import { oauthFetch } from './network-policy.js';
 import type { ResolvedOAuthOptions } from './options.js';
@@ -56,6 +56,7 @@ export class OAuthProvider implements AuthProvider {
     this.#options = options;
     this.#context = {
       server,
+      endpoint: displayUrl(endpoint),
       requestTimeout: options.requestTimeout,
       secrets: new Set(),
       fetch: oauthFetch(options.allowPrivateNetwork, endpoint.origin),
@@ -371,7 +372,7 @@ export class OAuthProvider implements AuthProvider {
   }
 
   #emit(payload: Record<string, unknown>): void {
-    const event = { server: this.#context.server, ...payload };
+    const event = { server: this.#context.server, endpoint: this.#context.endpoint, ...payload };
     if (channels.auth.hasSubscribers) channels.auth.publish(event);
     debug('%s: auth %s %s', this.#context.server ?? 'http', payload.event, JSON.stringify(payload));
   }

@@ -62,7 +62,7 @@ export async function resolveClient(
     const response = await oauth.dynamicClientRegistrationRequest(
       as,
       metadata,
-      requestOptions(oauth, as.registration_endpoint, context),
+      requestOptions(oauth, as.registration_endpoint, context, 'registration'),
     );
     registered = await oauth.processDynamicClientRegistrationResponse(await withSecretExpiry(response));
   } catch (error) {

@@ -72,7 +72,7 @@ async function revokeAndDelete(
         await clientAuthentication(oauth, client, resolved, context),
         value,
         {
-          ...requestOptions(oauth, found.as.revocation_endpoint!, context),
+          ...requestOptions(oauth, found.as.revocation_endpoint!, context, 'revocation'),
           additionalParameters: { token_type_hint: token },
         },
       );

@@ -70,7 +70,7 @@ interface AuthEvent {
 function describeAuthEvent(event: AuthEvent): string {
   switch (event.event) {
     case 'request':
-      return `${event.method} ${event.url} (${event.step}): HTTP ${event.status}`;
+      return `${event.method} ${event.url} (${event.step}): ${event.status !== undefined ? `HTTP ${event.status}` : `no answer (${event.error})`}`;
     case 'discovered':
       return `${event.resource} is protected by ${event.issuer}`;
     case 'registered':

@@ -180,6 +180,7 @@ export class Supervisor {
     const wasIdle = this.#state === 'idle';
     this.#state = 'closed';
     this.#stop.abort();
+    this.#config.telemetry?.close();
     this.#session?.dispose();
     this.#session = undefined;
     this.#waiters.reject(new ClientClosedError(undefined, { server: this.#config.name }));
@@ -343,6 +344,7 @@ export class Supervisor {
   #giveUp(cause: Error | undefined, rejectFirst?: (error: Error) => void): void {
     this.#state = 'closed';
     this.#stop.abort();
+    this.#config.telemetry?.close();
     const reason = this.#lastReason;
     debug('%s: giving up (%s)', this.#config.name, cause?.message ?? 'too many restarts');
     const error = cause ?? this.#closedError();

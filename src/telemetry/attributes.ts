@@ -110,3 +110,11 @@ export function networkAttributes(transport: unknown): Attributes {
     [SERVER_PORT]: port,
   };
 }
+
+/** An HTTP transport spec's endpoint as OAuth messages name it (origin and path); undefined for any other. */
+export function endpointOf(transport: unknown): string | undefined {
+  const spec = transport as { type?: unknown; url?: unknown } | undefined;
+  if (spec?.type !== 'http' || (typeof spec.url !== 'string' && !(spec.url instanceof URL))) return undefined;
+  const url = new URL(spec.url);
+  return `${url.origin}${url.pathname}`;
+}

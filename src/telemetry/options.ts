@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { at, booleanOption, describe, ownProperties, rejectUnknownKeys } from '../validate.js';
-import { networkAttributes } from './attributes.js';
+import { endpointOf, networkAttributes } from './attributes.js';
 import { Telemetry } from './telemetry.js';
 
 /**
@@ -50,6 +50,7 @@ export function resolveTelemetry(
     key,
     server: context.server,
     network: networkAttributes(context.transport),
+    endpoint: endpointOf(context.transport),
     version: context.version,
   };
   if (value === true) return new Telemetry({ ...base, recordArguments: false, recordResults: false });

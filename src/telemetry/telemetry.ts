@@ -13,6 +13,8 @@ export interface TelemetryConfig {
   readonly server: string;
   /** The transport's network attributes (see networkAttributes). */
   readonly network: Attributes;
+  /** An HTTP transport's endpoint, origin and path: its OAuth messages name it. */
+  readonly endpoint?: string | undefined;
   /** The option's TracerProvider; the global one when undefined. */
   readonly provider?: TelemetryTracerProvider | undefined;
   /** Record a tools/call's arguments. */
@@ -25,12 +27,13 @@ export interface TelemetryConfig {
 
 /**
  * One client's OpenTelemetry instrumentation: `@opentelemetry/api` is imported the first time it
- * is needed (connect), then every request, connect and restart is a span.
+ * is needed (connect), then every request, connect, restart and OAuth exchange is a span.
  */
 export class Telemetry {
   readonly #config: TelemetryConfig;
   #tracing: Tracing | undefined;
   #loading: Promise<Tracing> | undefined;
+  #closed = false;
 
   constructor(config: TelemetryConfig) {
     this.#config = config;
@@ -56,9 +59,17 @@ export class Telemetry {
       recordArguments: config.recordArguments,
       recordResults: config.recordResults,
       common: { [SERVER_NAME]: config.server, ...config.network },
+      endpoint: config.endpoint,
       version: config.version,
     });
+    if (this.#closed) this.#tracing.close();
     return this.#tracing;
+  }
+
+  /** The client is closed for good: its OAuth exchanges are no longer recorded. */
+  close(): void {
+    this.#closed = true;
+    this.#tracing?.close();
   }
 
   /** A request as a span; its context travels in `_meta` (see Tracing.request). */

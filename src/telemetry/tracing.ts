@@ -1,8 +1,6 @@
 import type { Context, Link, Span, SpanContext, Tracer, TracerProvider as Tracers } from '@opentelemetry/api';
-import { channels } from '../diagnostics.js';
 import {
   type Attributes,
-  type AttributeValue,
   ERA,
   ERROR_TYPE,
   errorType,
@@ -16,6 +14,7 @@ import {
   SERVER_NAME,
   spanName,
 } from './attributes.js';
+import { OAuthSpans } from './oauth-spans.js';
 import type { TelemetryTracerProvider } from './options.js';
 
 // The optional peer's types stay out of every exported signature (see load.ts).
@@ -52,22 +51,42 @@ export class Tracing {
   readonly #settings: TracingSettings;
   /** The first connect's span: each restart's span links to it. */
   #connected: SpanContext | undefined;
+  /** The connection attempt's span while one is under way: its OAuth exchanges' parent. */
+  #attempting: Span | undefined;
+  /** The spans of the requests under way: an OAuth exchange in one's context is its child. */
+  readonly #requests = new Set<Span>();
+  readonly #oauth: OAuthSpans;
 
   /** `api` is the loaded `@opentelemetry/api`; `provider` the option's, else the global one. */
   constructor(
     api: unknown,
     provider: TelemetryTracerProvider | undefined,
-    settings: TracingSettings & { readonly version: string },
+    settings: TracingSettings & { readonly version: string; readonly endpoint?: string | undefined },
   ) {
     this.#api = api as OpenTelemetryApi;
     const tracers = (provider as Tracers | undefined) ?? this.#api.trace.getTracerProvider();
     this.#tracer = tracers.getTracer(LIBRARY, settings.version);
     this.#settings = settings;
+    const client = { server: String(settings.common[SERVER_NAME]), endpoint: settings.endpoint };
+    this.#oauth = new OAuthSpans(this.#api, this.#tracer, client, {
+      attempt: () => this.#attempting,
+      request: () => {
+        const active = this.#api.trace.getSpan(this.#api.context.active());
+        return active !== undefined && this.#requests.has(active) ? active : undefined;
+      },
+      connected: () => this.#connected,
+    });
+  }
+
+  /** Stops recording this client's OAuth exchanges (it is closed). */
+  close(): void {
+    this.#oauth.close();
   }
 
   /**
    * One request as a CLIENT span, child of the active context; `send` gets the params with the
-   * span's context injected in `_meta` by the configured propagators (W3C `traceparent`...).
+   * span's context injected in `_meta` by the configured propagators (W3C `traceparent`...). An
+   * OAuth exchange the request causes (a refresh, a new authorization) is the span's child.
    */
   request(
     method: string,
@@ -85,6 +104,7 @@ export class Tracing {
     if (this.#settings.recordArguments && method === 'tools/call')
       setJson(span, GEN_AI_TOOL_CALL_ARGUMENTS, params?.arguments);
     const active = api.trace.setSpan(parent, span);
+    this.#requests.add(span);
     let sent: Promise<unknown>;
     try {
       // Sent in the span's context: an instrumented HTTP request under it is its child.
@@ -94,17 +114,22 @@ export class Tracing {
     }
     return sent.then(
       (result) => {
+        this.#requests.delete(span);
         this.#answered(span, method, result, version());
         return result;
       },
       (error: unknown) => {
+        this.#requests.delete(span);
         this.#failed(span, error, version());
         throw error;
       },
     );
   }
 
-  /** Starts a connection attempt's span: the first connect's is a child of the active context, a restart's a root linked to it. */
+  /**
+   * Starts a connection attempt's span: the first connect's is a child of the active context, a
+   * restart's a root linked to it. The attempt's OAuth exchanges are its children (see OAuthSpans).
+   */
   attempt(details: AttemptDetails): AttemptSpan {
     const api = this.#api;
     const attributes: Attributes = { ...this.#settings.common };
@@ -116,38 +141,22 @@ export class Tracing {
       details.restart ? api.ROOT_CONTEXT : api.context.active(),
     );
     if (!details.restart) this.#connected ??= span.spanContext();
-    const stopAuth = this.#authEventsOn(span);
+    this.#attempting = span;
+    this.#oauth.listen();
+    const over = () => {
+      if (this.#attempting === span) this.#attempting = undefined;
+    };
     return {
       ready: (era, protocolVersion) => {
-        stopAuth();
+        over();
         span.setAttributes({ [ERA]: era, [MCP_PROTOCOL_VERSION]: protocolVersion });
         span.end();
       },
       failed: (error) => {
-        stopAuth();
+        over();
         this.#failed(span, error, undefined);
       },
     };
-  }
-
-  /**
-   * Adds this server's OAuth steps (the `conduit-mcp:auth` channel: discovered, registered,
-   * authorized...) to the span as events, until the returned function is called.
-   */
-  #authEventsOn(span: Span): () => void {
-    const server = this.#settings.common[SERVER_NAME];
-    const onAuth = (message: unknown) => {
-      const { server: from, event, ...details } = message as Record<string, unknown>;
-      if (from !== server) return;
-      const attributes: Attributes = {};
-      for (const [key, value] of Object.entries(details)) {
-        if (['string', 'number', 'boolean'].includes(typeof value))
-          attributes[`conduit_mcp.oauth.${key}`] = value as AttributeValue;
-      }
-      span.addEvent(`oauth ${String(event)}`, attributes);
-    };
-    channels.auth.subscribe(onAuth);
-    return () => channels.auth.unsubscribe(onAuth);
   }
 
   #inject(params: Params, context: Context): Params {
