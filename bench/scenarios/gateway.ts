@@ -4,10 +4,13 @@
 //   sequential   small echo calls one at a time (the rate is 1 / latency)
 //   in-flight    small echo calls, 32 in flight
 //   rss-50       the gateway's RSS with 50 stdio bench servers behind it, all listed
-// In the rows, the "raw pipe" column is the Client direct (stdio: bench/server.mjs; HTTP:
-// bench/http-server.mjs), the "conduit-mcp" column the same Client through the gateway, and
-// "ours / raw" is gateway / direct. Samples alternate between direct and gateway, unpinned (three
-// processes take part in a gateway call).
+// The legs: stdio to bench/server.mjs (answers from a template: the hop's cost laid bare); stdio to
+// bench/sdk-server.mjs (an echo tool on the official server SDK, as most servers are built); the
+// floor, bench/relay.mjs in place of the gateway (a process that copies bytes and parses nothing);
+// HTTP (direct: bench/http-server.mjs; the gateway with --http in front of bench/server.mjs).
+// In the rows, the "raw pipe" column is the Client direct, the "conduit-mcp" column the same Client
+// through the gateway (or the relay), and "ours / raw" is gateway / direct. Samples alternate
+// between direct and gateway, unpinned (three processes take part in a gateway call).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +35,8 @@ import { inFlight, sequential, type Workload } from './workloads.js';
 
 const GATEWAY = path.join(root, 'dist/cli/main.js');
 const SERVER = [SERVER_SCRIPT, '--mode', 'legacy'];
+const SDK_SERVER = [path.join(root, 'bench/sdk-server.mjs')];
+const RELAY = path.join(root, 'bench/relay.mjs');
 /** Gateway latency at most 1.3x direct: its sequential rate at least 1 / 1.3 of direct's. */
 const SEQUENTIAL_TARGET = Math.round((1 / 1.3) * 100) / 100;
 const IN_FLIGHT_TARGET = 0.7;
@@ -128,18 +133,42 @@ export const gateway: Scenario = {
     ];
     const rounds = bench.quick ? 1 : bench.runs;
     bench.log(`gateway: direct vs conduit-mcp serve, stdio and HTTP, ${rounds} round(s) ...`);
-    const direct = () => stdioClient(library, SERVER);
-    const throughGateway = () => stdioClient(library, [GATEWAY, 'serve', '--', process.execPath, ...SERVER]);
+    const direct = (server: string[]) => () => stdioClient(library, server);
+    const through = (front: string[], server: string[]) => () =>
+      stdioClient(library, [...front, process.execPath, ...server]);
+    const gatewayFront = [GATEWAY, 'serve', '--'];
     const http = httpClient('conduit');
     await withHttpServer((server) =>
       withHttpGateway(SERVER, async (gatewayUrl) => {
         const legs = [
-          { id: 'stdio', title: 'stdio', direct, gateway: throughGateway },
+          {
+            id: 'stdio',
+            title: 'stdio',
+            direct: direct(SERVER),
+            gateway: through(gatewayFront, SERVER),
+            about: 'bench/server.mjs',
+          },
+          {
+            id: 'stdio-sdk',
+            title: 'stdio, a server on the official SDK',
+            direct: direct(SDK_SERVER),
+            gateway: through(gatewayFront, SDK_SERVER),
+            about: 'bench/sdk-server.mjs',
+          },
+          {
+            id: 'stdio-floor',
+            title: 'stdio, a byte relay in its place (the floor)',
+            direct: direct(SERVER),
+            gateway: through([RELAY], SERVER),
+            about: 'bench/server.mjs',
+            floor: true,
+          },
           {
             id: 'http',
             title: 'HTTP',
             direct: () => http.connect(server, 'legacy'),
             gateway: () => http.connect({ url: gatewayUrl, pid: server.pid }, 'legacy'),
+            about: 'bench/http-server.mjs',
           },
         ];
         for (const leg of legs) {
@@ -166,12 +195,14 @@ export const gateway: Scenario = {
                 conduit: summarise(rates.conduit, invalid.conduit),
               } satisfies Partial<Record<ClientId, unknown>>,
               notes: [
-                `raw column: the Client direct to ${leg.id === 'http' ? 'bench/http-server.mjs' : 'bench/server.mjs'}; conduit-mcp column: the same Client through conduit-mcp serve${leg.id === 'http' ? ' --http' : ''} (one bench/server.mjs behind it); ours / raw: gateway / direct.`,
+                leg.floor
+                  ? 'raw column: the Client direct to bench/server.mjs; conduit-mcp column: the same Client through bench/relay.mjs, which copies bytes and parses nothing (no gateway can do better); ours / raw: relay / direct.'
+                  : `raw column: the Client direct to ${leg.about}; conduit-mcp column: the same Client through conduit-mcp serve${leg.id === 'http' ? ' --http' : ''} (${leg.id === 'http' ? 'bench/server.mjs' : leg.about} behind it); ours / raw: gateway / direct.`,
               ],
             };
             bench.record(result, {
               columns: COLUMNS,
-              check: atLeast(null, sequentialRow ? SEQUENTIAL_TARGET : IN_FLIGHT_TARGET),
+              check: leg.floor ? info : atLeast(null, sequentialRow ? SEQUENTIAL_TARGET : IN_FLIGHT_TARGET),
             });
           }
         }

@@ -89,14 +89,7 @@ export class DirectCalls {
       .then((call) => this.#gateway.during(call.server, asker, () => call.run(options)))
       .then(
         (result) => this.#answer(id, controller, { result: result as Record<string, unknown> }),
-        (error: { code?: unknown; message?: unknown; data?: unknown }) =>
-          this.#answer(id, controller, {
-            error: {
-              code: Number.isSafeInteger(error?.code) ? (error.code as number) : INTERNAL_ERROR,
-              message: typeof error?.message === 'string' ? error.message : 'Internal error',
-              ...(error?.data !== undefined ? { data: error.data } : {}),
-            },
-          }),
+        (error: unknown) => this.#answer(id, controller, { error: rpcError(error) }),
       );
     return true;
   }
@@ -109,7 +102,18 @@ export class DirectCalls {
   }
 }
 
-function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
+/** A failed call as the JSON-RPC error the host gets, as the library would write it. */
+export function rpcError(error: unknown): { code: number; message: string; data?: unknown } {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return {
+    code: Number.isSafeInteger(code) ? (code as number) : INTERNAL_ERROR,
+    message: typeof message === 'string' ? message : 'Internal error',
+    ...(data !== undefined ? { data } : {}),
+  };
+}
+
+/** Whether a request's params carry the modern era's envelope (its protocol version in `_meta`). */
+export function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META in meta;
 }

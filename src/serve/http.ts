@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { createMcpHandler, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway.js';
 import { hostServer } from './host-server.js';
+import { takeHttpCall } from './http-direct.js';
 
 /** How the gateway listens over Streamable HTTP, and what it refuses. */
 export interface HttpServeOptions {
@@ -68,7 +69,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
     inFlight++;
     response.once('close', () => inFlight--);
-    handle(request, response, handler.fetch, options.maxBodyBytes).catch((error: Error) => {
+    handle(gateway, request, response, handler.fetch, options.maxBodyBytes).catch((error: Error) => {
       if (!response.headersSent) reply(response, 500, `the gateway failed: ${error.message}`);
       else response.destroy();
     });
@@ -137,8 +138,12 @@ function refuse(
   return undefined;
 }
 
-/** Reads the body within the cap, hands the SDK a web Request, and streams its Response back. */
+/**
+ * Reads the body within the cap; a legacy host's plain tool call is the gateway's own
+ * (takeHttpCall); else it hands the SDK a web Request and streams its Response back.
+ */
 async function handle(
+  gateway: Gateway,
   request: IncomingMessage,
   response: ServerResponse,
   fetch: (request: Request) => Promise<Response>,
@@ -157,14 +162,15 @@ async function handle(
     }
     chunks.push(chunk);
   }
+  const method = request.method ?? 'GET';
+  const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks);
+  if (body !== undefined && takeHttpCall(gateway, request, body, response)) return;
   const aborted = new AbortController();
   response.once('close', () => aborted.abort());
   const requestHeaders = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) requestHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const method = request.method ?? 'GET';
-  const body = method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks);
   const answer = await fetch(
     new Request(`http://${request.headers.host ?? 'localhost'}${request.url ?? MCP_PATH}`, {
       method,

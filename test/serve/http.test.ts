@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Sdk1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client } from '../../src/index.js';
+import { Client, McpError } from '../../src/index.js';
 import { temporaryDirectory } from '../helpers/fixtures.js';
 import { guardProcesses } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
@@ -227,4 +227,61 @@ test('an address beyond loopback without --token-env is refused before anything 
   const { code, stderr } = await runGateway(['serve', '--http', '0.0.0.0:0', '--', process.execPath, 'x.js']);
   assert.equal(code, 2);
   assert.match(stderr, /listens beyond this machine: give --token-env <VAR>/);
+});
+
+test('a legacy host over HTTP (the gateway answers its plain calls itself): routed calls, an unknown tool, a server down, a cancellation the server sees', async () => {
+  const directory = temporaryDirectory();
+  const record = path.join(directory, 'fx.log');
+  const { url } = await gateway(['--config', threeServerConfig(directory, record)]);
+  await using client = new Client({
+    name: 'gateway',
+    protocol: 'legacy',
+    transport: { type: 'http', url },
+    handlers: { elicitation: async () => ({ action: 'accept', content: { ok: true } }) },
+  });
+  await client.connect();
+  assert.equal(client.era, 'legacy');
+  assert.deepEqual(
+    (await client.callTool({ name: 'demo__add', arguments: { a: 4, b: 5 } })).structuredContent,
+    { sum: 9 },
+  );
+  assert.match(
+    JSON.stringify((await client.callTool({ name: 'fx__echo', arguments: { v: 'x' } })).content),
+    /x/,
+  );
+  await assert.rejects(client.callTool({ name: 'nobody__here', arguments: {} }), (error: unknown) => {
+    assert.ok(error instanceof McpError);
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /Unknown tool: nobody__here/);
+    return true;
+  });
+  const stop = new AbortController();
+  const slow = client.callTool(
+    { name: 'fx__slow', arguments: { steps: 200, interval: 100 } },
+    { signal: stop.signal },
+  );
+  await waitFor(
+    () => /"fx__slow"|"slow"/.test(readFileSync(record, 'utf8')),
+    'the call at the server',
+    15_000,
+  );
+  stop.abort();
+  await assert.rejects(slow, { name: 'AbortError' });
+  await waitFor(
+    () => /notifications\/cancelled/.test(readFileSync(record, 'utf8')),
+    'the cancellation at the server',
+    15_000,
+  );
+  // That era has no session over HTTP: a server's question cannot reach the host, and says so at once.
+  const asked = await client
+    .callTool({ name: 'fx__ask', arguments: {} }, { timeout: 20_000 })
+    .then(JSON.stringify, (error: Error) => error.message);
+  assert.match(asked, /cannot send elicitation\/create to a host that speaks the 2025 era over HTTP/);
+  const crashed = await client.callTool({ name: 'fx__crash', arguments: {} });
+  assert.equal(crashed.isError, true, JSON.stringify(crashed));
+  assert.match(JSON.stringify(crashed.content), /conduit-mcp gateway: .*fx/);
+  assert.deepEqual(
+    (await client.callTool({ name: 'demo__add', arguments: { a: 1, b: 1 } })).structuredContent,
+    { sum: 2 },
+  );
 });
