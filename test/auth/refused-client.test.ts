@@ -98,7 +98,11 @@ test('a stored registration past its client_secret_expires_at is replaced before
   const registered = paths(auth).filter((path) => path === '/register').length;
   await sleep(2100); // the secret expired at 1 s, the token is due
   assert.equal((await call(p, rs.url)).status, 200);
-  assert.equal(paths(auth).filter((path) => path === '/register').length, registered + 1);
+  // At least once more: on a loaded machine a flow slower than the new secret's 1 s registers again.
+  assert.ok(
+    paths(auth).filter((path) => path === '/register').length >= registered + 1,
+    'registered again once the secret expired',
+  );
   const tokenRequests = auth.requests.filter((r) => r.path === '/token');
   assert.equal(
     tokenRequests.filter((r) => r.authorization === first).length,
