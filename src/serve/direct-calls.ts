@@ -1,11 +1,10 @@
-import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
 import type { Gateway } from './gateway.js';
 import { callOptions, toolCall } from './host-server.js';
 import type { HostStdioWire } from './host-stdio.js';
 
 type RequestId = string | number;
 const INTERNAL_ERROR = -32603;
-const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
 /**
  * A legacy-era stdio host's `tools/call` requests, answered by the gateway straight from the wire,
@@ -115,5 +114,5 @@ export function rpcError(error: unknown): { code: number; message: string; data?
 /** Whether a request's params carry the modern era's envelope (its protocol version in `_meta`). */
 export function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
   const meta = params?._meta;
-  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META in meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
