@@ -3,7 +3,7 @@ import { MemoryTokenStore } from '../auth/token-store.js';
 import { Client } from '../client/client.js';
 import type { ClientOptions } from '../client/options.js';
 import type { ReconnectingEvent } from '../client/supervisor.js';
-import { ClientClosedError, ConnectionClosedError } from '../errors.js';
+import { ClientClosedError, ConfigError, ConnectionClosedError } from '../errors.js';
 import type { Tool } from '../protocol/results.js';
 import type { CloseReason } from '../transport/transport.js';
 import { StartTimeoutError } from './errors.js';
@@ -209,6 +209,21 @@ export class PoolMember {
   }
 
   #create(options: ClientOptions): Client {
+    try {
+      return this.#newClient(options);
+    } catch (error) {
+      // Among many servers' errors, a bad option names its server in the message too.
+      if (error instanceof ConfigError && !error.message.startsWith(`${this.name}: `)) {
+        throw attributeTo(
+          new ConfigError(error.key, `${this.name}: ${error.message}`, { cause: error }),
+          this.name,
+        );
+      }
+      throw error;
+    }
+  }
+
+  #newClient(options: ClientOptions): Client {
     const run = this.#runs;
     const client = new Client(
       withMemberAuth(options, () => (this.#tokens ??= new MemoryTokenStore()), {

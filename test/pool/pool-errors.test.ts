@@ -56,3 +56,24 @@ test('a config entry failing at start, a start timeout and a call to a down serv
   assert.equal(unavailable.server, 'asked');
   assert.equal(unavailable.cause, asked);
 });
+
+test("a server's bad option is a ConfigError naming the server in its message, with the key as written", async () => {
+  await using pool = new ClientPool({
+    servers: {
+      good: { transport: { type: 'stdio', command: node, args: [fixture('named-tools.mjs'), '["ok"]'] } },
+      alpha: { transport: { type: 'stdio', command: node, args: 'x' as unknown as string[] } },
+    },
+  });
+  const reported: Array<{ server: string; error: Error }> = [];
+  pool.on('serverError', (event) => reported.push(event));
+  await pool.connect();
+  const error = pool.status().find((entry) => entry.name === 'alpha')!.error as ConfigError;
+  assert.ok(error instanceof ConfigError, String(error));
+  assert.equal(error.key, 'transport.args');
+  assert.equal(error.server, 'alpha');
+  assert.match(error.message, /^alpha: transport\.args must be an array of strings/);
+  assert.deepEqual(
+    reported.map(({ server, error }) => [server, error.message.split(':')[0]]),
+    [['alpha', 'alpha']],
+  );
+});
