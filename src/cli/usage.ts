@@ -83,5 +83,5 @@ Exit codes:
   2 usage or configuration error   3 the server could not be started or reached, exited or closed the connection
   4 timed out (--timeout, --max-time, --connect-timeout)
   5 the server lacks what was asked (capability, protocol era or version)
-  6 the server broke the protocol  129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
+  6 the server (serve: the host) broke the protocol  129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
   141 stdout was closed early (e.g. | head)`;
