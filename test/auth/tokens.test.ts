@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,6 +8,7 @@ import { inCommandWords, poolMessage } from '../../src/cli/messages.js';
 import { FileTokenStore, MemoryTokenStore, Secret } from '../../src/index.js';
 import { call, headlessConsent, provider } from '../helpers/auth.js';
 import { authError, paths, setup } from '../helpers/auth-setup.js';
+import { temporaryDirectory } from '../helpers/fixtures.js';
 
 test('a hundred concurrent first requests cause one authorization', async () => {
   const { auth, rs } = await setup();
@@ -75,7 +75,7 @@ test('a refresh refused for another reason is an AuthError with step refresh', a
 
 test('a FileTokenStore shared by two clients: the second uses the first one\u2019s token; the file is 0600 and replaced atomically', async () => {
   const { auth, rs } = await setup();
-  const directory = mkdtempSync(path.join(tmpdir(), 'conduit-auth-'));
+  const directory = temporaryDirectory();
   const file = path.join(directory, 'nested', 'tokens.json');
   const first = provider(rs.url, { onAuthorizationUrl: headlessConsent, store: new FileTokenStore(file) });
   assert.equal((await call(first, rs.url)).status, 200);
@@ -107,7 +107,7 @@ test('a FileTokenStore shared by two clients: the second uses the first one\u201
 });
 
 test('FileTokenStore: concurrent writes from one store all land', async () => {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'conduit-auth-')), 'tokens.json');
+  const file = path.join(temporaryDirectory(), 'tokens.json');
   const store = new FileTokenStore(file);
   await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
