@@ -9,6 +9,7 @@ import { describeFailure, EXIT, exitCodeFor, Interrupted, OutputClosed } from '.
 import { messageContextOf } from './messages.js';
 import type { Output } from './output.js';
 import { promptsTable, renderPrompt, renderResource, resourcesTable, toolsTable } from './render.js';
+import { saveBinaries } from './save.js';
 import { requestOptions } from './server-client.js';
 import type { Stopper } from './stop.js';
 import { readArgsJson } from './tool-arguments.js';
@@ -248,7 +249,11 @@ async function runShellLine(
     }
     case 'read':
       if (!target) throw new Error('read needs a URI');
-      output.out(renderResource(policy, await client.readResource({ uri: target }, options), new Map()));
+      {
+        const result = await client.readResource({ uri: target }, options);
+        const saved = cli.outputDir ? saveBinaries(cli.outputDir, result.contents ?? []) : new Map();
+        output.out(renderResource(policy, result, saved));
+      }
       return EXIT.ok;
     case 'prompt':
       if (!target) throw new Error('prompt needs a name');

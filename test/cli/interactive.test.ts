@@ -2,7 +2,7 @@
 // terminal (elicitation on a TTY, roots, sampling refused), complete, --log-level, watch,
 // --trace and shell. TTY-only behaviour runs under a real pseudo-terminal (script -qfec).
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { buildOnce, CLI_SERVER, demo, root, run, start, startInTerminal } from '../helpers/cli.js';
@@ -177,6 +177,17 @@ describe('shell', () => {
       .split('\n')
       .filter((line) => line.startsWith('{"started"'));
     assert.equal(starts.length, 1);
+  });
+
+  test('read with --output saves a blob, as the read command does', async () => {
+    const directory = path.join(temporaryDirectory(), 'out');
+    const result = await run(['shell', '--output', directory, ...CLI_SERVER()], {
+      input: 'read fx://blob\nexit\n',
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(readdirSync(directory), ['1-blob.bin']);
+    assert.deepEqual([...readFileSync(path.join(directory, '1-blob.bin'))], [0, 1, 2, 3]);
+    assert.match(result.stdout, /saved to .*1-blob\.bin/);
   });
 
   test('on a terminal: tab completes tool names, arrow keys recall history, kept in a file', async () => {
