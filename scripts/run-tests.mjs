@@ -1,5 +1,6 @@
 // Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx), except the
-// Windows lane's (test/windows, npm run test:windows).
+// Windows lane's (test/windows, npm run test:windows) and the files of OWN_LANE, which a CI lane
+// runs by naming them.
 // Usage: node scripts/run-tests.mjs [--shard=i/n] [substring filter...]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -17,6 +18,15 @@ function findTests(directory) {
     return entry.name.endsWith('.test.ts') ? [full] : [];
   });
 }
+
+// Files a lane of .ci/run runs (and only those): they run only when a filter is their exact path.
+const OWN_LANE = {
+  // scripts/ci/oldest-node.sh: the packed tarball, installed once, on the oldest Node `engines`
+  // allows, the newest line and the system's.
+  'test/package.test.ts': 'scripts/ci/oldest-node.sh',
+  // scripts/ci/docs-reference.sh, beside the check that docs/reference is current.
+  'test/docs/reference.test.ts': 'scripts/ci/docs-reference.sh',
+};
 
 // A filter matches the file's path from the repository root (test/auth/client.test.ts), never the
 // directories above it: a clone under /home/test/ must not match every file for "test/".
@@ -57,13 +67,16 @@ const rank = (file) => {
 const files = findTests(path.join(root, 'test'))
   .filter((file) => {
     const relative = path.relative(root, file).replaceAll(path.sep, '/');
+    if (relative in OWN_LANE) return filters.includes(relative);
     return filters.length === 0 || filters.some((filter) => relative.includes(filter));
   })
   .sort()
   .filter((_, index) => shard === undefined || index % shard[1] === shard[0] - 1)
   .sort((a, b) => rank(a) - rank(b));
 if (files.length === 0) {
-  console.error(`no test file matches ${filters.join(' ')}`);
+  const laneFiles = Object.keys(OWN_LANE).filter((file) => filters.some((filter) => file.includes(filter)));
+  const hint = laneFiles.map((file) => `; ${file} runs in ${OWN_LANE[file]}, or by its exact path`).join('');
+  console.error(`no test file matches ${filters.join(' ')}${hint}`);
   process.exit(1);
 }
 // What the tests write under the user's conduit-mcp directory (a config file's tools manifest and
