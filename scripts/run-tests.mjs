@@ -1,6 +1,6 @@
 // Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx), except the
-// Windows lane's (test/windows, npm run test:windows) and the files of OWN_LANE, which a CI lane
-// runs by naming them.
+// Windows lane's (test/windows, npm run test:windows) and, without a filter, the files of OWN_LANE,
+// which a CI lane runs by naming them.
 // Usage: node scripts/run-tests.mjs [--shard=i/n] [substring filter...]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -19,8 +19,13 @@ function findTests(directory) {
   });
 }
 
-// Files a lane of .ci/run runs (and only those): they run only when a filter is their exact path.
+// Files that a lane of .ci/run runs, with the lane: left out of the run without a filter (npm test,
+// the Node lines' shards), run when a filter matches them.
 const OWN_LANE = {
+  // The documentation's examples, on the system's Node and on the newest line.
+  'test/docs/examples-1.test.ts': 'scripts/ci/docs-examples.sh',
+  'test/docs/examples-2.test.ts': 'scripts/ci/docs-examples.sh',
+  'test/docs/examples-3.test.ts': 'scripts/ci/docs-examples.sh',
   // scripts/ci/oldest-node.sh: the packed tarball, installed once, on the oldest Node `engines`
   // allows, the newest line and the system's.
   'test/package.test.ts': 'scripts/ci/oldest-node.sh',
@@ -67,16 +72,14 @@ const rank = (file) => {
 const files = findTests(path.join(root, 'test'))
   .filter((file) => {
     const relative = path.relative(root, file).replaceAll(path.sep, '/');
-    if (relative in OWN_LANE) return filters.includes(relative);
-    return filters.length === 0 || filters.some((filter) => relative.includes(filter));
+    if (filters.length === 0) return !(relative in OWN_LANE);
+    return filters.some((filter) => relative.includes(filter));
   })
   .sort()
   .filter((_, index) => shard === undefined || index % shard[1] === shard[0] - 1)
   .sort((a, b) => rank(a) - rank(b));
 if (files.length === 0) {
-  const laneFiles = Object.keys(OWN_LANE).filter((file) => filters.some((filter) => file.includes(filter)));
-  const hint = laneFiles.map((file) => `; ${file} runs in ${OWN_LANE[file]}, or by its exact path`).join('');
-  console.error(`no test file matches ${filters.join(' ')}${hint}`);
+  console.error(`no test file matches ${filters.join(' ')}`);
   process.exit(1);
 }
 // What the tests write under the user's conduit-mcp directory (a config file's tools manifest and
