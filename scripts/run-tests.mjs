@@ -26,6 +26,9 @@ const OWN_LANE = {
   'test/docs/examples-1.test.ts': 'scripts/ci/docs-examples.sh',
   'test/docs/examples-2.test.ts': 'scripts/ci/docs-examples.sh',
   'test/docs/examples-3.test.ts': 'scripts/ci/docs-examples.sh',
+  // More runs and seeds than npm test gave them, and on the newest line as well.
+  'test/reliability/chaos.test.ts': 'scripts/ci/lifecycle-chaos.sh',
+  'test/reliability/http-chaos.test.ts': 'scripts/ci/lifecycle-chaos.sh',
   // scripts/ci/oldest-node.sh: the packed tarball, installed once, on the oldest Node `engines`
   // allows, the newest line and the system's.
   'test/package.test.ts': 'scripts/ci/oldest-node.sh',
