@@ -1,5 +1,6 @@
 // Runs every test/**/*.test.ts with Node's built-in runner (TypeScript through tsx), except the
-// Windows lane's (test/windows, npm run test:windows).
+// Windows lane's (test/windows, npm run test:windows) and, without a filter, the files of OWN_LANE,
+// which a CI lane runs by naming them.
 // Usage: node scripts/run-tests.mjs [--shard=i/n] [substring filter...]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -17,6 +18,23 @@ function findTests(directory) {
     return entry.name.endsWith('.test.ts') ? [full] : [];
   });
 }
+
+// Files that a lane of .ci/run runs, with the lane: left out of the run without a filter (npm test,
+// the Node lines' shards), run when a filter matches them.
+const OWN_LANE = {
+  // The documentation's examples, on the system's Node and on the newest line.
+  'test/docs/examples-1.test.ts': 'scripts/ci/docs-examples.sh',
+  'test/docs/examples-2.test.ts': 'scripts/ci/docs-examples.sh',
+  'test/docs/examples-3.test.ts': 'scripts/ci/docs-examples.sh',
+  // More runs and seeds than npm test gave them, and on the newest line as well.
+  'test/reliability/chaos.test.ts': 'scripts/ci/lifecycle-chaos.sh',
+  'test/reliability/http-chaos.test.ts': 'scripts/ci/lifecycle-chaos.sh',
+  // scripts/ci/oldest-node.sh: the packed tarball, installed once, on the oldest Node `engines`
+  // allows, the newest line and the system's.
+  'test/package.test.ts': 'scripts/ci/oldest-node.sh',
+  // scripts/ci/docs-reference.sh, beside the check that docs/reference is current.
+  'test/docs/reference.test.ts': 'scripts/ci/docs-reference.sh',
+};
 
 // A filter matches the file's path from the repository root (test/auth/client.test.ts), never the
 // directories above it: a clone under /home/test/ must not match every file for "test/".
@@ -36,19 +54,22 @@ const LONGEST = [
   'test/docs/examples-1.test.ts',
   'test/docs/examples-2.test.ts',
   'test/docs/examples-3.test.ts',
-  'test/auth/shared-refresh.test.ts',
   'test/cli/oauth.test.ts',
+  'test/cli/http.test.ts',
   'test/interop/everything-features.test.ts',
   'test/pool/pool.test.ts',
-  'test/cli/http.test.ts',
-  'test/interop/sdk-modern-features.test.ts',
   'test/client/features.test.ts',
-  'test/interop/python-features.test.ts',
+  'test/cli/failures.test.ts',
+  'test/cli/interactive.test.ts',
   'test/reliability/chaos.test.ts',
+  'test/interop/sdk-modern-features.test.ts',
+  'test/interop/python-features.test.ts',
   'test/reliability/hostile.test.ts',
+  'test/interop/published-servers.test.ts',
+  'test/cli/arguments.test.ts',
+  'test/cli/cli.test.ts',
   'test/reliability/http-chaos.test.ts',
   'test/auth/shared-refresh.test.ts',
-  'test/cli/failures.test.ts',
 ];
 const rank = (file) => {
   const index = LONGEST.indexOf(path.relative(root, file).replaceAll(path.sep, '/'));
@@ -57,7 +78,8 @@ const rank = (file) => {
 const files = findTests(path.join(root, 'test'))
   .filter((file) => {
     const relative = path.relative(root, file).replaceAll(path.sep, '/');
-    return filters.length === 0 || filters.some((filter) => relative.includes(filter));
+    if (filters.length === 0) return !(relative in OWN_LANE);
+    return filters.some((filter) => relative.includes(filter));
   })
   .sort()
   .filter((_, index) => shard === undefined || index % shard[1] === shard[0] - 1)

@@ -1,6 +1,8 @@
 // The package as users get it: pack it, install the tarball into a fresh project, import it, run its
-// command on the demo server and a short Client script. CONDUIT_SMOKE_NODE names another Node binary
-// to run the installed package with (CI uses it for the oldest version `engines` allows).
+// command on the demo server and a short Client script. CONDUIT_SMOKE_NODE names the Node binaries
+// to run the installed package with, separated by the path delimiter (: or ;), one test each; it is
+// installed once for all. CI's lane scripts/ci/oldest-node.sh runs this file (npm test does not):
+// the oldest version `engines` allows, the newest line and the system's Node.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(import.meta.dirname, '..');
-const smokeNode = process.env.CONDUIT_SMOKE_NODE ?? process.execPath;
+const smokeNodes = (process.env.CONDUIT_SMOKE_NODE ?? process.execPath).split(path.delimiter);
 const demoServer = path.join(repoRoot, 'examples', 'demo-server.mjs');
 
 // Under `npm test` the environment carries npm_config_local_prefix=<repo> and the like, which
@@ -23,7 +25,9 @@ async function npm(args: string[], cwd: string): Promise<string> {
   return stdout;
 }
 
-const nodeVersion = (await run(smokeNode, ['--version'])).stdout.trim();
+const nodeVersions = await Promise.all(
+  smokeNodes.map(async (smokeNode) => (await run(smokeNode, ['--version'])).stdout.trim()),
+);
 
 interface Installed {
   /** The consumer project the tarball is installed in. */
@@ -69,18 +73,20 @@ function packAndInstall(): Promise<Installed> {
   return installing;
 }
 
-test(`the packed tarball installs, exports the public API with types, and runs on Node ${nodeVersion}`, {
-  timeout: 300_000,
-}, async () => {
-  const { project, installed, files } = await packAndInstall();
-  assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts'), files.join(', '));
-  assert.ok(!files.some((file) => file.startsWith('src/') || file.startsWith('test/')), files.join(', '));
+smokeNodes.forEach((smokeNode, index) => {
+  const nodeVersion = nodeVersions[index];
+  test(`the packed tarball installs, exports the public API with types, and runs on Node ${nodeVersion}`, {
+    timeout: 300_000,
+  }, async () => {
+    const { project, installed, files } = await packAndInstall();
+    assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts'), files.join(', '));
+    assert.ok(!files.some((file) => file.startsWith('src/') || file.startsWith('test/')), files.join(', '));
 
-  assert.ok(existsSync(path.join(installed, 'dist', 'index.d.ts')), 'dist/index.d.ts is installed');
+    assert.ok(existsSync(path.join(installed, 'dist', 'index.d.ts')), 'dist/index.d.ts is installed');
 
-  writeFileSync(
-    path.join(project, 'check.mjs'),
-    `import { Client, StdioTransport, Secret, ConfigError } from 'conduit-mcp';
+    writeFileSync(
+      path.join(project, 'check.mjs'),
+      `import { Client, StdioTransport, Secret, ConfigError } from 'conduit-mcp';
 console.log(JSON.stringify({
   Client: typeof Client,
   StdioTransport: typeof StdioTransport,
@@ -88,52 +94,52 @@ console.log(JSON.stringify({
   ConfigError: typeof ConfigError,
 }));
 `,
-  );
-  const { stdout } = await run(smokeNode, ['check.mjs'], { cwd: project, env, timeout: 30_000 }).catch(
-    (error: { stderr?: string }) => assert.fail(`importing the installed package failed:\n${error.stderr}`),
-  );
-  assert.deepEqual(JSON.parse(stdout), {
-    Client: 'function',
-    StdioTransport: 'function',
-    Secret: 'function',
-    ConfigError: 'function',
-  });
+    );
+    const { stdout } = await run(smokeNode, ['check.mjs'], { cwd: project, env, timeout: 30_000 }).catch(
+      (error: { stderr?: string }) => assert.fail(`importing the installed package failed:\n${error.stderr}`),
+    );
+    assert.deepEqual(JSON.parse(stdout), {
+      Client: 'function',
+      StdioTransport: 'function',
+      Secret: 'function',
+      ConfigError: 'function',
+    });
 
-  // The command, from the installed bin, on the demo server (run by the same Node).
-  const bin = path.join(project, 'node_modules', 'conduit-mcp', 'dist', 'cli', 'main.js');
-  const inspect = await run(smokeNode, [bin, 'inspect', '--', smokeNode, demoServer], {
-    cwd: project,
-    env,
-    timeout: 60_000,
-  }).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp inspect failed:\n${error.stderr}`));
-  assert.match(inspect.stdout, /conduit-demo/);
-  assert.match(inspect.stdout, /countdown/);
-  // A call checks its arguments with the lazily loaded JSON Schema library: a declared dependency.
-  const call = await run(
-    smokeNode,
-    [bin, 'call', 'add', '--arg', 'a=1', '--arg', 'b=2', '--', smokeNode, demoServer],
-    {
+    // The command, from the installed bin, on the demo server (run by the same Node).
+    const bin = path.join(project, 'node_modules', 'conduit-mcp', 'dist', 'cli', 'main.js');
+    const inspect = await run(smokeNode, [bin, 'inspect', '--', smokeNode, demoServer], {
       cwd: project,
       env,
       timeout: 60_000,
-    },
-  ).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp call failed:\n${error.stderr}`));
-  assert.equal(call.stdout, '3\n');
-  const refused = await run(smokeNode, [bin, 'call', 'add', '--arg', 'a=1', '--', smokeNode, demoServer], {
-    cwd: project,
-    env,
-    timeout: 60_000,
-  }).then(
-    () => assert.fail('a call without its required argument b was sent'),
-    (error: { code?: number; stderr?: string }) => error,
-  );
-  assert.equal(refused.code, 2);
-  assert.match(refused.stderr ?? '', /add: missing required argument b/);
+    }).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp inspect failed:\n${error.stderr}`));
+    assert.match(inspect.stdout, /conduit-demo/);
+    assert.match(inspect.stdout, /countdown/);
+    // A call checks its arguments with the lazily loaded JSON Schema library: a declared dependency.
+    const call = await run(
+      smokeNode,
+      [bin, 'call', 'add', '--arg', 'a=1', '--arg', 'b=2', '--', smokeNode, demoServer],
+      {
+        cwd: project,
+        env,
+        timeout: 60_000,
+      },
+    ).catch((error: { stderr?: string }) => assert.fail(`conduit-mcp call failed:\n${error.stderr}`));
+    assert.equal(call.stdout, '3\n');
+    const refused = await run(smokeNode, [bin, 'call', 'add', '--arg', 'a=1', '--', smokeNode, demoServer], {
+      cwd: project,
+      env,
+      timeout: 60_000,
+    }).then(
+      () => assert.fail('a call without its required argument b was sent'),
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr ?? '', /add: missing required argument b/);
 
-  // A Client script: connect, call a tool with progress, trace the request, close.
-  writeFileSync(
-    path.join(project, 'client.mjs'),
-    `import dc from 'node:diagnostics_channel';
+    // A Client script: connect, call a tool with progress, trace the request, close.
+    writeFileSync(
+      path.join(project, 'client.mjs'),
+      `import dc from 'node:diagnostics_channel';
 import { Client } from 'conduit-mcp';
 const traced = [];
 dc.tracingChannel('conduit-mcp:request').subscribe({
@@ -146,25 +152,26 @@ const result = await client.callTool({ name: 'countdown', arguments: { from: 3, 
 await client.close();
 console.log(JSON.stringify({ era: client.era, state: client.state, text: result.content[0].text, progress, traced }));
 `,
-  );
-  const script = await run(smokeNode, ['client.mjs'], { cwd: project, env, timeout: 60_000 }).catch(
-    (error: { stderr?: string }) => assert.fail(`the Client script failed:\n${error.stderr}`),
-  );
-  const outcome = JSON.parse(script.stdout) as {
-    era: string;
-    state: string;
-    text: string;
-    progress: number;
-    traced: string[];
-  };
-  assert.equal(outcome.era, 'modern');
-  assert.equal(outcome.state, 'closed');
-  assert.match(outcome.text, /\S/);
-  assert.equal(outcome.progress, 3);
-  assert.ok(
-    outcome.traced.includes('tools/call'),
-    `requests are traced on ${nodeVersion}: ${outcome.traced.join(', ')}`,
-  );
+    );
+    const script = await run(smokeNode, ['client.mjs'], { cwd: project, env, timeout: 60_000 }).catch(
+      (error: { stderr?: string }) => assert.fail(`the Client script failed:\n${error.stderr}`),
+    );
+    const outcome = JSON.parse(script.stdout) as {
+      era: string;
+      state: string;
+      text: string;
+      progress: number;
+      traced: string[];
+    };
+    assert.equal(outcome.era, 'modern');
+    assert.equal(outcome.state, 'closed');
+    assert.match(outcome.text, /\S/);
+    assert.equal(outcome.progress, 3);
+    assert.ok(
+      outcome.traced.includes('tools/call'),
+      `requests are traced on ${nodeVersion}: ${outcome.traced.join(', ')}`,
+    );
+  });
 });
 
 test('every source map in the tarball is complete: each source is inlined or shipped, each map shipped', {
