@@ -22,10 +22,6 @@ function findTests(directory) {
 // Files that a lane of .ci/run runs, with the lane: left out of the run without a filter (npm test,
 // the Node lines' shards), run when a filter matches them.
 const OWN_LANE = {
-  // The documentation's examples, on the system's Node and on the newest line.
-  'test/docs/examples-1.test.ts': 'scripts/ci/docs-examples.sh',
-  'test/docs/examples-2.test.ts': 'scripts/ci/docs-examples.sh',
-  'test/docs/examples-3.test.ts': 'scripts/ci/docs-examples.sh',
   // More runs and seeds than npm test gave them, and on the newest line as well.
   'test/reliability/chaos.test.ts': 'scripts/ci/lifecycle-chaos.sh',
   'test/reliability/http-chaos.test.ts': 'scripts/ci/lifecycle-chaos.sh',
