@@ -60,7 +60,7 @@ async function stdioClient(library: Library, args: string[]): Promise<BenchConne
 async function withHttpGateway<T>(args: string[], body: (url: string) => Promise<T>): Promise<T> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [GATEWAY, 'serve', '--http', '127.0.0.1:0', '--', process.execPath, ...args],
+    [GATEWAY, 'serve', '--protocol', 'legacy', '--http', '127.0.0.1:0', '--', process.execPath, ...args],
     { env: minimalEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   try {
@@ -136,7 +136,8 @@ export const gateway: Scenario = {
     const direct = (server: string[]) => () => stdioClient(library, server);
     const through = (front: string[], server: string[]) => () =>
       stdioClient(library, [...front, process.execPath, ...server]);
-    const gatewayFront = [GATEWAY, 'serve', '--'];
+    // The gateway speaks to its server in the era the direct Client does: legacy.
+    const gatewayFront = [GATEWAY, 'serve', '--protocol', 'legacy', '--'];
     const http = httpClient('conduit');
     await withHttpServer((server) =>
       withHttpGateway(SERVER, async (gatewayUrl) => {
