@@ -26,14 +26,16 @@ export const OAUTH_GRANT_TYPE = 'conduit_mcp.oauth.grant_type';
 /** True on the token request repeated with the nonce a DPoP refusal gave (RFC 9449 §8). */
 export const OAUTH_DPOP_NONCE_RETRY = 'conduit_mcp.oauth.dpop_nonce_retry';
 
+// The optional peer's types stay out of every exported signature (see load.ts): the parents are
+// OpenTelemetry spans and span contexts, typed `unknown` where the declarations show them.
 /** Where one client's OAuth spans and events go, as its Tracing knows at the moment. */
 export interface OAuthParents {
-  /** The span of the connection attempt under way, if one is. */
-  attempt(): Span | undefined;
-  /** The span of this client's request whose context is active, if it is one. */
-  request(): Span | undefined;
-  /** The first connect's span, that an exchange outside any attempt and request links to. */
-  connected(): SpanContext | undefined;
+  /** The span (an OpenTelemetry `Span`) of the connection attempt under way, if one is. */
+  attempt(): unknown;
+  /** The span (a `Span`) of this client's request whose context is active, if it is one. */
+  request(): unknown;
+  /** The first connect's `SpanContext`, that an exchange outside any attempt and request links to. */
+  connected(): unknown;
 }
 
 /** A `request` message of `conduit-mcp:auth` (see src/auth/exchange.ts). */
@@ -68,13 +70,13 @@ export class OAuthSpans {
 
   /** `client`: the messages recorded are those naming its server and its endpoint. */
   constructor(
-    api: OpenTelemetryApi,
-    tracer: Tracer,
+    api: unknown,
+    tracer: unknown,
     client: { server: string; endpoint: string | undefined },
     parents: OAuthParents,
   ) {
-    this.#api = api;
-    this.#tracer = tracer;
+    this.#api = api as OpenTelemetryApi;
+    this.#tracer = tracer as Tracer;
     this.#server = client.server;
     this.#endpoint = client.endpoint;
     this.#parents = parents;
@@ -97,7 +99,7 @@ export class OAuthSpans {
   #record(message: Record<string, unknown>): void {
     const { server, endpoint, event, ...details } = message;
     if (server !== this.#server || endpoint !== this.#endpoint) return;
-    const parent = this.#parents.attempt() ?? this.#parents.request();
+    const parent = (this.#parents.attempt() ?? this.#parents.request()) as Span | undefined;
     if (event === 'request') this.#exchange(details as unknown as ExchangeMessage, parent);
     else parent?.addEvent(`oauth ${String(event)}`, eventAttributes(details));
   }
@@ -121,7 +123,7 @@ export class OAuthSpans {
       exchange.error ??
       (exchange.status !== undefined && exchange.status >= 400 ? String(exchange.status) : undefined);
     if (failure !== undefined) attributes[ERROR_TYPE] = failure;
-    const connected = this.#parents.connected();
+    const connected = this.#parents.connected() as SpanContext | undefined;
     const links: Link[] = parent === undefined && connected ? [{ context: connected }] : [];
     const span = this.#tracer.startSpan(
       `oauth ${exchange.step}`,
