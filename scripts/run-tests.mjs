@@ -35,7 +35,12 @@ const OWN_LANE = {
 // A filter matches the file's path from the repository root (test/auth/client.test.ts), never the
 // directories above it: a clone under /home/test/ must not match every file for "test/".
 // --shard=i/n (CI's extra Node lines): the i-th of n slices of the sorted files, every n-th file.
+// --without=<substring> (repeatable): leaves out the files whose path contains it.
 const shardArgument = process.argv.slice(2).find((argument) => argument.startsWith('--shard='));
+const without = process.argv
+  .slice(2)
+  .filter((argument) => argument.startsWith('--without='))
+  .map((argument) => argument.slice('--without='.length));
 const shard = shardArgument?.slice('--shard='.length).split('/').map(Number);
 if (shard && !(shard.length === 2 && shard[0] >= 1 && shard[0] <= shard[1])) {
   console.error(`--shard takes i/n with 1 <= i <= n, got ${shardArgument}`);
@@ -43,7 +48,7 @@ if (shard && !(shard.length === 2 && shard[0] >= 1 && shard[0] <= shard[1])) {
 }
 const filters = process.argv
   .slice(2)
-  .filter((argument) => argument !== shardArgument)
+  .filter((argument) => argument !== shardArgument && !argument.startsWith('--without='))
   .map((filter) => filter.replaceAll('\\', '/').replace(/^\.\//, ''));
 // The longest files start first, so that the run does not end waiting on one of them alone.
 const LONGEST = [
@@ -74,6 +79,7 @@ const rank = (file) => {
 const files = findTests(path.join(root, 'test'))
   .filter((file) => {
     const relative = path.relative(root, file).replaceAll(path.sep, '/');
+    if (without.some((part) => relative.includes(part))) return false;
     if (filters.length === 0) return !(relative in OWN_LANE);
     return filters.some((filter) => relative.includes(filter));
   })
