@@ -1,7 +1,9 @@
 import { type JSONRPCMessage, PROTOCOL_VERSION_META_KEY, type Server } from '@modelcontextprotocol/server';
+import type { RequestOptions } from '../index.js';
 import type { Gateway } from './gateway.js';
 import { callOptions, toolCall } from './host-server.js';
 import type { HostStdioWire } from './host-stdio.js';
+import type { Asker } from './input-rounds.js';
 
 type RequestId = string | number;
 const INTERNAL_ERROR = -32603;
@@ -43,8 +45,7 @@ export class DirectCalls {
     if (!('method' in message)) return false;
     const params = message.params as Record<string, unknown> | undefined;
     if ('id' in message) {
-      if (message.method === 'tools/call' && this.#legacy && !hasEnvelope(params))
-        return this.#call(message.id, params);
+      if (message.method === 'tools/call' && this.#legacy) return this.#call(message.id, params);
       if (message.method === 'initialize' && !hasEnvelope(params)) this.#initializeId = message.id;
       return false;
     }
@@ -60,23 +61,19 @@ export class DirectCalls {
     return false;
   }
 
-  /** Takes a well-formed call; one the library must refuse (no name, arguments not an object) stays its. */
+  /** Takes a plain call (plainToolCall); any other stays the library's, to answer or refuse. */
   #call(id: RequestId, params: Record<string, unknown> | undefined): boolean {
-    const name = params?.name;
-    const args = params?.arguments;
-    if (typeof name !== 'string') return false;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
-      return false;
-    if (this.#live.has(id)) return false;
+    const call = plainToolCall(params);
+    if (call === undefined || this.#live.has(id)) return false;
     const controller = new AbortController();
     this.#live.set(id, controller);
     const progressToken = (params?._meta as Record<string, unknown> | undefined)?.progressToken;
     const options = callOptions(this.#gateway, controller.signal, progressToken, (notification) =>
       this.#wire.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage),
     );
-    const asker = {
+    const asker: Asker = {
       capabilities: undefined,
-      ask: ({ method, params }: { method: string; params: Record<string, unknown> }, signal: AbortSignal) => {
+      ask: ({ method, params }, signal) => {
         if (this.#host === undefined) return Promise.reject(new Error('the host session is not set up'));
         return this.#host.request({ method, params } as never, {
           signal,
@@ -84,21 +81,54 @@ export class DirectCalls {
         });
       },
     };
-    toolCall(this.#gateway, name, args as Record<string, unknown> | undefined)
-      .then((call) => this.#gateway.during(call.server, asker, () => call.run(options)))
-      .then(
-        (result) => this.#answer(id, controller, { result: result as Record<string, unknown> }),
-        (error: unknown) => this.#answer(id, controller, { error: rpcError(error) }),
-      );
+    void runToolCall(this.#gateway, call, options, asker).then((outcome) => {
+      if (controller.signal.aborted) return;
+      this.#live.delete(id);
+      this.#wire.send({ jsonrpc: '2.0', id, ...outcome } as JSONRPCMessage).catch(() => {});
+    });
     return true;
   }
+}
 
-  /** The host's answer, unless it cancelled the request (a cancelled request is never answered). */
-  #answer(id: RequestId, controller: AbortController, outcome: Record<string, unknown>): void {
-    if (controller.signal.aborted) return;
-    this.#live.delete(id);
-    this.#wire.send({ jsonrpc: '2.0', id, ...outcome } as JSONRPCMessage).catch(() => {});
-  }
+/** A host's tool call the gateway takes itself: its name and arguments. */
+export interface PlainToolCall {
+  /** The tool's pool name. */
+  readonly name: string;
+  /** Its arguments, if the host gave any. */
+  readonly args: Record<string, unknown> | undefined;
+}
+
+/**
+ * The params of a legacy-era `tools/call` the gateway takes itself: a string name, arguments that
+ * are an object or absent, no modern envelope. Undefined for anything else, which the library
+ * answers or refuses.
+ */
+export function plainToolCall(params: Record<string, unknown> | undefined): PlainToolCall | undefined {
+  const name = params?.name;
+  const args = params?.arguments;
+  if (typeof name !== 'string' || hasEnvelope(params)) return undefined;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    return undefined;
+  return { name, args: args as Record<string, unknown> | undefined };
+}
+
+/**
+ * Runs a host's tool call through the pool, as the library's handler does (`toolCall`, under
+ * `Gateway.during` so that the server's own requests go to `asker`); resolves with the JSON-RPC
+ * outcome for the host, never rejects.
+ */
+export function runToolCall(
+  gateway: Gateway,
+  call: PlainToolCall,
+  options: RequestOptions,
+  asker: Asker,
+): Promise<{ result: Record<string, unknown> } | { error: ReturnType<typeof rpcError> }> {
+  return toolCall(gateway, call.name, call.args)
+    .then((routed) => gateway.during(routed.server, asker, () => routed.run(options)))
+    .then(
+      (result) => ({ result: result as Record<string, unknown> }),
+      (error: unknown) => ({ error: rpcError(error) }),
+    );
 }
 
 /** A failed call as the JSON-RPC error the host gets, as the library would write it. */
@@ -112,7 +142,7 @@ export function rpcError(error: unknown): { code: number; message: string; data?
 }
 
 /** Whether a request's params carry the modern era's envelope (its protocol version in `_meta`). */
-export function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
+function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }

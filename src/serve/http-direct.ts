@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { hasEnvelope, rpcError } from './direct-calls.js';
+import { parseMessage } from '../jsonrpc/classify.js';
+import { type PlainToolCall, plainToolCall, runToolCall } from './direct-calls.js';
 import type { Gateway } from './gateway.js';
-import { callOptions, toolCall } from './host-server.js';
+import { callOptions } from './host-server.js';
+import type { Asker } from './input-rounds.js';
 
 /**
  * A legacy-era host's `tools/call` POST, answered by the gateway from its body, beside the
@@ -31,9 +33,9 @@ export function takeHttpCall(
   response.once('close', () => {
     if (!response.writableFinished) controller.abort(new Error('the host closed the request'));
   });
-  const asker = {
+  const asker: Asker = {
     capabilities: undefined,
-    ask: ({ method }: { method: string }) =>
+    ask: ({ method }) =>
       Promise.reject(
         new Error(
           `the gateway cannot send ${method} to a host that speaks the 2025 era over HTTP: that era is served without a session`,
@@ -41,44 +43,25 @@ export function takeHttpCall(
       ),
   };
   const options = callOptions(gateway, controller.signal, undefined, async () => {});
-  toolCall(gateway, call.name, call.args)
-    .then((routed) => gateway.during(routed.server, asker, () => routed.run(options)))
-    .then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error: rpcError(error) }),
-    )
-    .then((outcome) => {
-      if (controller.signal.aborted) return;
-      const text = JSON.stringify({ jsonrpc: '2.0', id: call.id, ...outcome });
-      response.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.end(text);
+  void runToolCall(gateway, call, options, asker).then((outcome) => {
+    if (controller.signal.aborted) return;
+    const text = JSON.stringify({ jsonrpc: '2.0', id: call.id, ...outcome });
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
     });
+    response.end(text);
+  });
   return true;
 }
 
-/** The body as one well-formed `tools/call` without a progress token or a modern envelope; else undefined. */
-function plainCall(
-  body: Buffer,
-): { id: string | number; name: string; args: Record<string, unknown> | undefined } | undefined {
-  let message: unknown;
-  try {
-    message = JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-  if (jsonrpc !== '2.0' || method !== 'tools/call') return undefined;
-  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { name, arguments: args, _meta: meta } = params as Record<string, unknown>;
-  if (typeof name !== 'string') return undefined;
-  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
-    return undefined;
-  if (hasEnvelope(params as Record<string, unknown>)) return undefined;
+/** The body as one `tools/call` request the gateway takes (plainToolCall), without a progress token; else undefined. */
+function plainCall(body: Buffer): (PlainToolCall & { id: string | number }) | undefined {
+  const classified = parseMessage(body.toString('utf8'));
+  if (classified.kind !== 'request' || classified.message.method !== 'tools/call') return undefined;
+  const params = classified.message.params as Record<string, unknown> | undefined;
+  const meta = params?._meta;
   if (typeof meta === 'object' && meta !== null && 'progressToken' in meta) return undefined;
-  return { id, name, args: args as Record<string, unknown> | undefined };
+  const call = plainToolCall(params);
+  return call === undefined ? undefined : { ...call, id: classified.message.id };
 }
