@@ -4,6 +4,7 @@ import type { Gateway } from './gateway.js';
 import { callOptions, toolCall } from './host-server.js';
 import type { HostStdioWire } from './host-stdio.js';
 import type { Asker } from './input-rounds.js';
+import { ReusedControllers } from './reused-controllers.js';
 
 type RequestId = string | number;
 const INTERNAL_ERROR = -32603;
@@ -25,6 +26,18 @@ export class DirectCalls {
   #initializeId: RequestId | undefined;
   #legacy = false;
   readonly #live = new Map<RequestId, AbortController>();
+  readonly #controllers = new ReusedControllers();
+  /** The server behind asks the host through the library's Server for this connection. */
+  readonly #asker: Asker = {
+    capabilities: undefined,
+    ask: ({ method, params }, signal) => {
+      if (this.#host === undefined) return Promise.reject(new Error('the host session is not set up'));
+      return this.#host.request({ method, params } as never, {
+        signal,
+        timeout: this.#gateway.settings.requestTimeout,
+      });
+    },
+  };
 
   constructor(gateway: Gateway, wire: HostStdioWire) {
     this.#gateway = gateway;
@@ -65,25 +78,16 @@ export class DirectCalls {
   #call(id: RequestId, params: Record<string, unknown> | undefined): boolean {
     const call = plainToolCall(params);
     if (call === undefined || this.#live.has(id)) return false;
-    const controller = new AbortController();
+    const controller = this.#controllers.take();
     this.#live.set(id, controller);
     const progressToken = (params?._meta as Record<string, unknown> | undefined)?.progressToken;
     const options = callOptions(this.#gateway, controller.signal, progressToken, (notification) =>
       this.#wire.send({ jsonrpc: '2.0', ...notification } as JSONRPCMessage),
     );
-    const asker: Asker = {
-      capabilities: undefined,
-      ask: ({ method, params }, signal) => {
-        if (this.#host === undefined) return Promise.reject(new Error('the host session is not set up'));
-        return this.#host.request({ method, params } as never, {
-          signal,
-          timeout: this.#gateway.settings.requestTimeout,
-        });
-      },
-    };
-    void runToolCall(this.#gateway, call, options, asker).then((outcome) => {
+    void runToolCall(this.#gateway, call, options, this.#asker).then((outcome) => {
       if (controller.signal.aborted) return;
       this.#live.delete(id);
+      this.#controllers.give(controller);
       this.#wire.send({ jsonrpc: '2.0', id, ...outcome } as JSONRPCMessage).catch(() => {});
     });
     return true;

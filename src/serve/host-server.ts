@@ -257,10 +257,10 @@ async function completionTarget(
 async function answer(call: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     // resultType is the modern era's word between the gateway and its server; the host's era has its own.
-    const { resultType: _resultType, ...result } = (await call()) as CallToolResult & {
-      resultType?: unknown;
-    };
-    return result as CallToolResult;
+    const result = (await call()) as CallToolResult & { resultType?: unknown };
+    if (!('resultType' in result)) return result;
+    const { resultType: _resultType, ...rest } = result;
+    return rest as CallToolResult;
   } catch (error) {
     if (error instanceof McpError || error instanceof AbortError) throw asProtocolError(error);
     if (error instanceof UnknownNameError || error instanceof NameCollisionError)

@@ -20,9 +20,12 @@ export function nodeServer(
   return { command: process.execPath, args: [fixture(name), ...args], ...extra };
 }
 
-/** A fresh temporary directory, removed after the file's tests. */
+/**
+ * A fresh temporary directory, removed after the file's tests. The removal retries: a server still
+ * ending may write a last line into it while it is removed (ENOTEMPTY).
+ */
 export function temporaryDirectory(): string {
   const directory = mkdtempSync(path.join(tmpdir(), 'conduit-test-'));
-  after(() => rmSync(directory, { recursive: true, force: true }));
+  after(() => rmSync(directory, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }));
   return directory;
 }

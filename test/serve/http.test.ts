@@ -177,6 +177,20 @@ test('refusals: another path 404, a foreign Host or Origin 403, a body over --ma
   );
   assert.equal(big.status, 413);
   assert.match(big.text, /over the gateway's limit of 2000/);
+  // No Content-Length: a chunked body is refused as soon as it passes the cap, not when it ends
+  // (this one never ends: a host that keeps sending is not read to the end).
+  const streamed = httpRequest(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  });
+  streamed.on('error', () => {});
+  streamed.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(3000)}`);
+  const [refused] = (await once(streamed, 'response', { signal: AbortSignal.timeout(10_000) })) as [
+    import('node:http').IncomingMessage,
+  ];
+  assert.equal(refused.statusCode, 413);
+  refused.resume();
+  streamed.destroy();
   const fine = await post(url, initialize, { origin: 'http://localhost:3000' });
   assert.equal(fine.status, 200, fine.text);
 });

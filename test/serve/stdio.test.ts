@@ -73,6 +73,9 @@ for (const protocol of ['modern', 'legacy'] as const) {
     const record = path.join(directory, 'fx.log');
     await using client = gatewayClient(['--config', threeServerConfig(directory, record)], protocol);
     await client.connect();
+    // Calls before and after: the gateway reuses the controllers of calls that ended, never one aborted.
+    for (let i = 0; i < 3; i++)
+      await client.callTool({ name: 'fx__echo', arguments: { text: `before ${i}` } });
     const stop = new AbortController();
     const seen: number[] = [];
     const call = client.callTool(
@@ -97,6 +100,13 @@ for (const protocol of ['modern', 'legacy'] as const) {
       .split('\n')
       .filter((line) => line.includes('notifications/cancelled'));
     assert.equal(cancelled.length, 1);
+    for (let i = 0; i < 3; i++) {
+      const after = await client.callTool({ name: 'fx__echo', arguments: { text: `after ${i}` } });
+      assert.match(JSON.stringify(after.content), new RegExp(`after ${i}`));
+    }
+    const slowAgain = client.callTool({ name: 'fx__slow', arguments: { steps: 2, interval: 20 } });
+    assert.notEqual((await slowAgain).isError, true);
+    assert.equal(readFileSync(record, 'utf8').split('notifications/cancelled').length - 1, 1);
   });
 
   test(`a server that is down fails its own tools with a clear error, not the gateway (a ${protocol} host)`, async () => {
