@@ -1,12 +1,12 @@
 import { Buffer } from 'node:buffer';
-import { nextTick } from 'node:process';
 import type { Writable } from 'node:stream';
 
 /**
  * Messages to bytes without ever waiting: `write` hands the text over and returns. Everything
- * written in one event-loop turn goes out in one `stream.write` on the next tick, except the first
- * message after input arrived (`inputArrived()`), which goes out at once when nothing waits before
- * it, so a caller that sends its next request as each answer comes is not held for a tick. Bytes not
+ * written in one turn of the event loop goes out in one `stream.write` once its poll phase is over
+ * (setImmediate), except the first message after input arrived (`inputArrived()`), which goes out
+ * at once when nothing waits before it, so a caller that sends its next request as each answer
+ * comes is not held. Bytes not
  * yet taken by the OS are counted (ours plus the stream's buffer); above `maxBytes` the write is
  * refused so the owner can close: a server that stops reading costs at most that much memory.
  */
@@ -50,8 +50,11 @@ export class WriteQueue {
     }
     if (this.#batchBytes === 0) {
       this.#batch = text;
-      // The first message of the turn schedules the flush.
-      if (bytes > 0) nextTick(this.#flush);
+      // The first message of the turn schedules the flush after the poll phase, so that the
+      // messages of every callback of one poll leave in one write (a gateway's HTTP requests are
+      // each their own callback). Bench row "20,000 calls, 256 in flight": 1.41x raw against 1.22x
+      // with a flush on the next tick.
+      if (bytes > 0) setImmediate(this.#flush);
     } else {
       this.#batch += text;
     }
@@ -76,7 +79,7 @@ export class WriteQueue {
     this.#direct = true;
   }
 
-  /** Writes what is batched now rather than on the next tick (before stdin is ended). */
+  /** Writes what is batched now rather than after the poll phase (before stdin is ended). */
   flushNow(): void {
     this.#flush();
   }
