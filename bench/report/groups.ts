@@ -78,7 +78,7 @@ export const GROUPS: readonly GroupInfo[] = [
     id: 'gateway',
     heading: 'conduit-mcp serve (the gateway)',
     about:
-      "conduit-mcp's Client direct to a server (the raw column) and through `conduit-mcp serve` over stdio and HTTP: sequential echo calls and 32 in flight, to the template server and to an echo on the official server SDK; the same through a byte relay that parses nothing (the floor of any process in between); and the gateway's RSS with 50 stdio servers. Every sample is timed after 3,000 calls on its connection (500 over HTTP), direct and gateway alike: the gateway is a long-lived process, and a fresh one runs its path unoptimised for its first thousands of calls.",
+      "conduit-mcp's Client direct to a server (the raw column) and through `conduit-mcp serve` over stdio and HTTP: sequential echo calls and 32 in flight, to the template server and to an echo on the official server SDK; the same through a byte relay that parses nothing (the floor of any process in between), and over HTTP through a bare HTTP front that parses each message once and checks nothing; and the gateway's RSS with 50 stdio servers. Every sample is timed after 3,000 calls on its connection (500 over HTTP), direct and gateway alike: the gateway is a long-lived process, and a fresh one runs its path unoptimised for its first thousands of calls.",
   },
   {
     id: 'framing',

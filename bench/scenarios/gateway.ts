@@ -7,7 +7,8 @@
 // The legs: stdio to bench/server.mjs (answers from a template: the hop's cost laid bare); stdio to
 // bench/sdk-server.mjs (an echo tool on the official server SDK, as most servers are built); the
 // floor, bench/relay.mjs in place of the gateway (a process that copies bytes and parses nothing);
-// HTTP (direct: bench/http-server.mjs; the gateway with --http in front of bench/server.mjs).
+// HTTP (direct: bench/http-server.mjs; the gateway with --http in front of bench/server.mjs); and
+// bench/http-relay.mjs in the gateway's place (a bare node:http bridge, each message parsed once).
 // In the rows, the "raw pipe" column is the Client direct, the "conduit-mcp" column the same Client
 // through the gateway (or the relay), and "ours / raw" is gateway / direct. Samples alternate
 // between direct and gateway, unpinned (three processes take part in a gateway call).
@@ -37,6 +38,8 @@ const GATEWAY = path.join(root, 'dist/cli/main.js');
 const SERVER = [SERVER_SCRIPT, '--mode', 'legacy'];
 const SDK_SERVER = [path.join(root, 'bench/sdk-server.mjs')];
 const RELAY = path.join(root, 'bench/relay.mjs');
+const HTTP_RELAY = path.join(root, 'bench/http-relay.mjs');
+const HTTP_GATEWAY = [GATEWAY, 'serve', '--protocol', 'legacy', '--http', '127.0.0.1:0', '--'];
 /** Gateway latency at most 1.3x direct: its sequential rate at least 1 / 1.3 of direct's. */
 const SEQUENTIAL_TARGET = Math.round((1 / 1.3) * 100) / 100;
 const IN_FLIGHT_TARGET = 0.7;
@@ -56,23 +59,29 @@ async function stdioClient(library: Library, args: string[]): Promise<BenchConne
   return connectConduit(client, () => client.pid);
 }
 
-/** A gateway over HTTP in front of `args`, until `body` is done; its URL read from its stderr. */
-async function withHttpGateway<T>(args: string[], body: (url: string) => Promise<T>): Promise<T> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [GATEWAY, 'serve', '--protocol', 'legacy', '--http', '127.0.0.1:0', '--', process.execPath, ...args],
-    { env: minimalEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+/**
+ * An HTTP front (`front`: the gateway with --http, or the HTTP relay) in front of the stdio server
+ * `args`, until `body` is done; its URL read from its stderr.
+ */
+async function withHttpFront<T>(
+  front: string[],
+  args: string[],
+  body: (url: string) => Promise<T>,
+): Promise<T> {
+  const child: ChildProcess = spawn(process.execPath, [...front, process.execPath, ...args], {
+    env: minimalEnvironment(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the HTTP gateway did not start in 20 s')), 20_000);
+      const timer = setTimeout(() => reject(new Error(`${front[0]} did not start in 20 s`)), 20_000);
       createInterface({ input: child.stderr! }).on('line', (line) => {
         const found = /serving \d+ server\(s\) at (\S+)/.exec(line)?.[1];
         if (found === undefined) return;
         clearTimeout(timer);
         resolve(found);
       });
-      child.once('exit', (code) => reject(new Error(`the HTTP gateway exited (${code})`)));
+      child.once('exit', (code) => reject(new Error(`${front[0]} exited (${code})`)));
     });
     return await body(url);
   } finally {
@@ -146,8 +155,12 @@ export const gateway: Scenario = {
     // The gateway speaks to its server in the era the direct Client does: legacy.
     const gatewayFront = [GATEWAY, 'serve', '--protocol', 'legacy', '--'];
     const http = httpClient('conduit');
+    const withHttpFronts = <T>(body: (gatewayUrl: string, relayUrl: string) => Promise<T>) =>
+      withHttpFront(HTTP_GATEWAY, SERVER, (gatewayUrl) =>
+        withHttpFront([HTTP_RELAY], SERVER, (relayUrl) => body(gatewayUrl, relayUrl)),
+      );
     await withHttpServer((server) =>
-      withHttpGateway(SERVER, async (gatewayUrl) => {
+      withHttpFronts(async (gatewayUrl, relayUrl) => {
         const legs = [
           {
             id: 'stdio',
@@ -164,12 +177,20 @@ export const gateway: Scenario = {
             about: 'bench/sdk-server.mjs',
           },
           {
+            id: 'stdio-sdk-floor',
+            title: 'stdio, a server on the official SDK, a byte relay in its place (the floor)',
+            direct: direct(SDK_SERVER),
+            gateway: through([RELAY], SDK_SERVER),
+            about: 'bench/sdk-server.mjs',
+            reference: true,
+          },
+          {
             id: 'stdio-floor',
             title: 'stdio, a byte relay in its place (the floor)',
             direct: direct(SERVER),
             gateway: through([RELAY], SERVER),
             about: 'bench/server.mjs',
-            floor: true,
+            reference: true,
           },
           {
             id: 'http',
@@ -178,16 +199,25 @@ export const gateway: Scenario = {
             gateway: () => http.connect({ url: gatewayUrl, pid: server.pid }, 'legacy'),
             about: 'bench/http-server.mjs',
           },
+          {
+            id: 'http-bare',
+            title: 'HTTP, a bare HTTP front in its place',
+            direct: () => http.connect(server, 'legacy'),
+            gateway: () => http.connect({ url: relayUrl, pid: server.pid }, 'legacy'),
+            about: 'bench/http-server.mjs',
+            reference: true,
+          },
         ];
         for (const leg of legs) {
-          for (const workload of workloadsOf(leg.id === 'http')) {
+          const overHttp = leg.id.startsWith('http');
+          for (const workload of workloadsOf(overHttp)) {
             const rates: Record<'raw' | 'conduit', number[]> = { raw: [], conduit: [] };
             const invalid: Record<'raw' | 'conduit', string[]> = { raw: [], conduit: [] };
             for (let round = 0; round < rounds; round++) {
               for (const side of rotate(['raw', 'conduit'] as const, round)) {
                 try {
                   const connect = side === 'raw' ? leg.direct : leg.gateway;
-                  rates[side].push(await sample(connect, workload, warmUpOf(leg.id === 'http')));
+                  rates[side].push(await sample(connect, workload, warmUpOf(overHttp)));
                 } catch (error) {
                   invalid[side].push(errorText(error));
                 }
@@ -204,14 +234,16 @@ export const gateway: Scenario = {
                 conduit: summarise(rates.conduit, invalid.conduit),
               } satisfies Partial<Record<ClientId, unknown>>,
               notes: [
-                leg.floor
-                  ? 'raw column: the Client direct to bench/server.mjs; conduit-mcp column: the same Client through bench/relay.mjs, which copies bytes and parses nothing (no gateway can do better); ours / raw: relay / direct.'
-                  : `raw column: the Client direct to ${leg.about}; conduit-mcp column: the same Client through conduit-mcp serve${leg.id === 'http' ? ' --http' : ''} (${leg.id === 'http' ? 'bench/server.mjs' : leg.about} behind it); ours / raw: gateway / direct.`,
+                leg.reference
+                  ? overHttp
+                    ? 'raw column: the Client direct to bench/http-server.mjs; conduit-mcp column: the same Client through bench/http-relay.mjs (bench/server.mjs behind it), plain node:http that parses each message once to match answers to requests and checks nothing (what a bare bridge costs); ours / raw: front / direct.'
+                    : `raw column: the Client direct to ${leg.about}; conduit-mcp column: the same Client through bench/relay.mjs, which copies bytes and parses nothing (no gateway can do better); ours / raw: relay / direct.`
+                  : `raw column: the Client direct to ${leg.about}; conduit-mcp column: the same Client through conduit-mcp serve${overHttp ? ' --http' : ''} (${overHttp ? 'bench/server.mjs' : leg.about} behind it); ours / raw: gateway / direct.`,
               ],
             };
             bench.record(result, {
               columns: COLUMNS,
-              check: leg.floor ? info : atLeast(null, sequentialRow ? SEQUENTIAL_TARGET : IN_FLIGHT_TARGET),
+              check: leg.reference ? info : atLeast(null, sequentialRow ? SEQUENTIAL_TARGET : IN_FLIGHT_TARGET),
             });
           }
         }
