@@ -243,7 +243,9 @@ export const gateway: Scenario = {
             };
             bench.record(result, {
               columns: COLUMNS,
-              check: leg.reference ? info : atLeast(null, sequentialRow ? SEQUENTIAL_TARGET : IN_FLIGHT_TARGET),
+              check: leg.reference
+                ? info
+                : atLeast(null, sequentialRow ? SEQUENTIAL_TARGET : IN_FLIGHT_TARGET),
             });
           }
         }
