@@ -98,10 +98,7 @@ export class Client extends SafeEmitter<ClientEvents> {
    * (a notification first, then what the Client reads from it); a new session is internal.
    */
   #fromSupervisor(event: keyof SupervisorEvents, args: unknown[]): void {
-    if (event === 'session') {
-      this.#latest.follow(args[0] as Session);
-      return;
-    }
+    if (event === 'session') return void this.#latest.follow(args[0] as Session);
     prepareLifecycleEvent(event, args, this.name);
     (this as EventEmitter).emit(event, ...args);
     if (event === 'notification')
@@ -165,10 +162,13 @@ export class Client extends SafeEmitter<ClientEvents> {
       .catch((error: unknown) => Promise.reject(attributeTo(error, this.name)));
   }
 
-  /** Stops for good; resolves when the transport is closed (the process exits on its own schedule). */
+  /**
+   * Stops for good: first cancels the tasks callTool follows (`tasks/cancel`, up to 2 s each), then
+   * the transport; resolves when it is closed (the process exits on its own schedule).
+   */
   close(): Promise<void> {
-    this.#latest.subscriptions.dispose();
-    return this.#supervisor.close();
+    const cancelling = this.#latest.closing();
+    return cancelling ? cancelling.then(() => this.#supervisor.close()) : this.#supervisor.close();
   }
 
   /** `await using client = new Client(...)` calls it: the same as `close()`. */

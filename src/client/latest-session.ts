@@ -79,6 +79,16 @@ export class LatestSession {
     this.#subscriptions?.attach(session);
   }
 
+  /**
+   * The client is closing: its resource subscriptions end here, and the tasks callTool follows
+   * are cancelled (TaskCalls.cancelFollowed); resolves when the cancels are answered, undefined when
+   * there was none to send.
+   */
+  closing(): Promise<void> | undefined {
+    this.#subscriptions?.dispose();
+    return this.tasks.cancelFollowed();
+  }
+
   /** What the Client reads from a notification, after passing it on as `'notification'`. */
   route(notification: JsonRpcNotification, emit: (event: string, ...args: unknown[]) => void): void {
     routeNotification(notification, {

@@ -7,49 +7,16 @@ import { TASKS_EXTENSION } from '../protocol/extensions.js';
 import type { CallToolResult } from '../protocol/results.js';
 import type { RequestOptions } from './connection.js';
 import type { Session } from './eras/session.js';
+import {
+  DEFAULT_POLL_INTERVAL,
+  declaresTasks,
+  isTaskHandle,
+  MIN_POLL_INTERVAL,
+  readModernTask,
+} from './modern-task-wire.js';
 import type { RequestPipeline } from './request-pipeline.js';
-import { readTask, type Task, TERMINAL_TASK_STATUSES } from './tasks.js';
+import { type Task, TERMINAL_TASK_STATUSES } from './tasks.js';
 import { waitFor } from './wait.js';
-
-/** The wait between two polls when the server suggests none, ms. */
-export const DEFAULT_POLL_INTERVAL = 1000;
-/** The shortest wait between two polls, whatever the server suggests (0 included), ms. */
-export const MIN_POLL_INTERVAL = 10;
-
-const STATUSES: ReadonlySet<string> = new Set([
-  'working',
-  'input_required',
-  'completed',
-  'failed',
-  'cancelled',
-]);
-
-/** True when a `tools/call` result is a task handle of the tasks extension (`resultType: 'task'`). */
-export function isTaskHandle(result: unknown): boolean {
-  return (result as { resultType?: unknown } | null)?.resultType === 'task';
-}
-
-/** Whether the server declares the tasks extension (SEP-2663). */
-export function declaresTasks(session: Session): boolean {
-  return session.serverCapabilities.extensions?.[TASKS_EXTENSION] !== undefined;
-}
-
-/**
- * A task of the extension (a CreateTaskResult or a tasks/get result), checked, without the
- * result's `resultType` and `_meta`, and with the names of the legacy Task filled in from the
- * extension's: `ttl` from `ttlMs`, `pollInterval` from `pollIntervalMs`.
- */
-export function readModernTask(value: unknown, server: string, what: string): Task {
-  const task = readTask(value, server, what);
-  if (!STATUSES.has(task.status))
-    throw new ProtocolError(`${what} carried an unknown task status ${JSON.stringify(task.status)}`, {
-      server,
-    });
-  const { resultType: _resultType, _meta, ...fields } = task;
-  const ttl = typeof fields.ttlMs === 'number' ? fields.ttlMs : null;
-  if (typeof fields.pollIntervalMs !== 'number') return { ...fields, ttl };
-  return { ...fields, ttl, pollInterval: fields.pollIntervalMs };
-}
 
 /** What the client keeps of one task it follows. */
 interface Tracked {
@@ -101,6 +68,8 @@ export interface ModernTaskParts {
 export class ModernTasks {
   readonly #parts: ModernTaskParts;
   readonly #tracked = new Map<string, Tracked>();
+  /** The tasks a callTool is following to their end (not those handed over). */
+  readonly #followed = new Set<Tracked>();
 
   constructor(parts: ModernTaskParts) {
     this.#parts = parts;
@@ -110,6 +79,7 @@ export class ModernTasks {
   clear(): void {
     for (const tracked of this.#tracked.values()) tracked.controller.abort(new Error('the session ended'));
     this.#tracked.clear();
+    this.#followed.clear();
   }
 
   /**
@@ -125,19 +95,40 @@ export class ModernTasks {
   ): Promise<CallToolResult> {
     const task = readModernTask(handle, this.#parts.name, `tools/call ${tool}`);
     const tracked = this.#track(task.taskId, tool);
+    this.#followed.add(tracked);
     try {
       return await this.#untilDone(tracked, task, this.#limits('tools/call', options, started));
     } catch (error) {
-      if (this.#tracked.get(task.taskId) === tracked) {
-        this.#forget(tracked);
-        this.#parts.requests
-          .request('tasks/cancel', { taskId: task.taskId }, undefined)
-          .catch((cancelError: Error) =>
-            debug('%s: tasks/cancel %s failed: %s', this.#parts.name, task.taskId, cancelError.message),
-          );
-      }
+      void this.#cancel(tracked, undefined);
       throw error;
+    } finally {
+      this.#followed.delete(tracked);
     }
+  }
+
+  /**
+   * The client is closing: the tasks callTool follows are cancelled (`tasks/cancel`, each within
+   * `timeout` ms), as if their callers gave up. Tasks handed over by startToolTask are the caller's
+   * and go on. Undefined when no task is followed.
+   */
+  cancelFollowed(timeout: number): Promise<void> | undefined {
+    if (this.#followed.size === 0) return undefined;
+    const cancels = [...this.#followed].map((tracked) => this.#cancel(tracked, timeout));
+    return Promise.all(cancels).then(() => {});
+  }
+
+  /** Stops following a task and sends `tasks/cancel` for it, unless that was done already. */
+  #cancel(tracked: Tracked, timeout: number | undefined): Promise<void> {
+    this.#followed.delete(tracked);
+    if (this.#tracked.get(tracked.taskId) !== tracked) return Promise.resolve();
+    this.#forget(tracked);
+    return this.#parts.requests
+      .request('tasks/cancel', { taskId: tracked.taskId }, timeout === undefined ? undefined : { timeout })
+      .then(
+        () => {},
+        (cancelError: Error) =>
+          debug('%s: tasks/cancel %s failed: %s', this.#parts.name, tracked.taskId, cancelError.message),
+      );
   }
 
   /**

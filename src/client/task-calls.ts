@@ -5,9 +5,13 @@ import type { CallToolResult } from '../protocol/results.js';
 import type { RequestOptions } from './connection.js';
 import type { Session } from './eras/session.js';
 import type { Listed } from './listed.js';
-import { isTaskHandle, ModernTasks } from './modern-tasks.js';
+import { isTaskHandle } from './modern-task-wire.js';
+import { ModernTasks } from './modern-tasks.js';
 import type { RequestPipeline } from './request-pipeline.js';
 import { readTask, type Task, taskCapabilityError, tasksMethodRefusal } from './tasks.js';
+
+/** The longest close() waits for each `tasks/cancel` of a task callTool was following, ms. */
+const CLOSE_CANCEL_TIMEOUT = 2000;
 
 type ToolCall = { name: string; arguments?: Record<string, unknown> };
 
@@ -35,6 +39,7 @@ export class TaskCalls {
   readonly #listTools: (options?: RequestOptions) => Promise<unknown>;
   readonly #session: () => Session | undefined;
   readonly #modern: ModernTasks;
+  readonly #requestTimeout: number;
   /** The tool of each task started here, by task id; made on the first task. */
   #taskTools: Map<string, string> | undefined;
 
@@ -44,6 +49,7 @@ export class TaskCalls {
     this.#listed = parts.listed;
     this.#listTools = parts.listTools;
     this.#session = parts.session;
+    this.#requestTimeout = parts.requestTimeout;
     this.#modern = new ModernTasks({
       name: parts.name,
       requestTimeout: parts.requestTimeout,
@@ -52,6 +58,14 @@ export class TaskCalls {
       emit: parts.taskStatus,
       checkResult: (tool, result) => this.#listed.outputSchemas.check(tool, result),
     });
+  }
+
+  /**
+   * The client is closing: cancels the tasks callTool follows (ModernTasks.cancelFollowed), each
+   * `tasks/cancel` waited for up to CLOSE_CANCEL_TIMEOUT; undefined when there are none.
+   */
+  cancelFollowed(): Promise<void> | undefined {
+    return this.#modern.cancelFollowed(Math.min(this.#requestTimeout, CLOSE_CANCEL_TIMEOUT));
   }
 
   /** Forgets the tasks started on an earlier session. */

@@ -205,6 +205,27 @@ test('aborting a call that became a task sends tasks/cancel', async () => {
   assert.deepEqual((cancel.params as { taskId: string }).taskId, 'task-1');
 });
 
+test('close() cancels the tasks callTool follows before the transport ends, an abort just before it included; a task handed over goes on', async () => {
+  const { client, record, requests } = tasksClient();
+  await client.connect();
+  const handed = await client.startToolTask({ name: 'forever' });
+  const controller = new AbortController();
+  const aborted = client.callTool({ name: 'forever' }, { signal: controller.signal }).catch((error) => error);
+  const left = client.callTool({ name: 'forever' }).catch((error) => error);
+  const polled = (taskId: string) => (message: Message) =>
+    message.method === 'tasks/get' && message.params?.taskId === taskId;
+  await record.waitFor(polled('task-2'));
+  await record.waitFor(polled('task-3'));
+  // The abort's own tasks/cancel would be sent a few microtasks later, after close() began.
+  controller.abort(new Error('the user left'));
+  await client.close();
+  assert.equal(requests('tasks/cancel', 'task-2').length, 1, 'the aborted call: cancelled once');
+  assert.equal(requests('tasks/cancel', 'task-3').length, 1, 'the call the close ended: cancelled');
+  assert.equal(requests('tasks/cancel', handed.taskId).length, 0, 'the handed task is the caller’s');
+  assert.ok((await aborted) instanceof AbortError, String(await aborted));
+  assert.ok((await left) instanceof Error, String(await left));
+});
+
 test('a call that became a task and outlives its timeout: RequestTimeoutError and tasks/cancel', async () => {
   const { client, record } = tasksClient();
   await client.connect();
