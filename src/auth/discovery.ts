@@ -23,6 +23,38 @@ export interface Discovered {
   readonly scopesSupported: readonly string[] | undefined;
   /** How the authorization server was found. */
   readonly via: 'protected-resource-metadata' | 'legacy-metadata' | 'legacy-default-endpoints';
+  /** The protected resource metadata's URL, when the authorization server was found through it. */
+  readonly metadataUrl?: string;
+}
+
+/**
+ * What a 401 or 403 is handled with. A request's first 401 whose challenge names no resource
+ * metadata, or the document found before, reuses what was discovered then: a token refused
+ * mid-session (expired early, revoked) is refreshed without fetching the metadata again. Anything
+ * else discovers anew (a request refused again may mean the server moved to another authorization
+ * server).
+ */
+export function discoverFor(
+  oauth: OAuth,
+  endpoint: URL,
+  known: Discovered | undefined,
+  input: { readonly status: number; readonly attempt: number; readonly protocolVersion?: string },
+  challenge: BearerChallenge | undefined,
+  context: AuthContext,
+): Promise<Discovered> {
+  if (known && input.status === 401 && input.attempt === 0 && namesSameMetadata(known, challenge))
+    return Promise.resolve(known);
+  return discover(oauth, endpoint, challenge, context, input.protocolVersion);
+}
+
+function namesSameMetadata(known: Discovered, challenge: BearerChallenge | undefined): boolean {
+  const named = challenge?.resourceMetadata;
+  if (named === undefined) return true;
+  try {
+    return new URL(named).href === known.metadataUrl;
+  } catch {
+    return false;
+  }
 }
 
 interface ResourceMetadata {
@@ -98,6 +130,7 @@ export async function discover(
       ? scopes.filter((s): s is string => typeof s === 'string')
       : undefined,
     via: 'protected-resource-metadata',
+    metadataUrl: prm.url.href,
   };
 }
 

@@ -1,7 +1,7 @@
 import { channels, debug } from '../diagnostics.js';
 import { AuthError } from '../errors.js';
 import { type BearerChallenge, bearerChallenge, splitScopes, unionScopes } from './challenge.js';
-import { type Discovered, defaultEndpointsFailure, discover } from './discovery.js';
+import { type Discovered, defaultEndpointsFailure, discoverFor } from './discovery.js';
 import { DPoPProver, proverForGrant } from './dpop.js';
 import { pointEndpoint, storedForEndpoint } from './endpoint-tokens.js';
 import { withEntryLock } from './entry-lock.js';
@@ -143,7 +143,7 @@ export class OAuthProvider implements AuthProvider {
     const oauth = await loadOAuth();
     let found: Discovered;
     try {
-      found = await discover(oauth, this.#endpoint, challenge, this.#context, input.protocolVersion);
+      found = await discoverFor(oauth, this.#endpoint, this.#found, input, challenge, this.#context);
     } catch (error) {
       throw this.#fail(error);
     }

@@ -91,6 +91,25 @@ test('expiry under load through the Client: a hundred concurrent calls with a du
   assert.equal(auth.tokenRequests('authorization_code').length, 1);
 });
 
+test('a token the server stops taking mid-session is refreshed with the metadata known; a second refusal discovers anew', async () => {
+  const { auth, mcp } = await serve({}, 'v2');
+  const client = oauthClient(mcp.server.url, { onAuthorizationUrl: headlessConsent });
+  await client.connect();
+  const metadataFetches = () =>
+    auth.requests.filter((request) => request.path.startsWith('/.well-known/')).length;
+  const fetched = metadataFetches();
+  assert.ok(fetched > 0, 'the first authorization read the metadata');
+  auth.accessTokens.clear(); // the resource no longer takes the token the client holds
+  const after = await client.callTool({ name: 'echo', arguments: { text: 'after' } });
+  assert.equal(textOf(after), 'after');
+  assert.equal(auth.tokenRequests('refresh_token').length, 1);
+  assert.equal(auth.tokenRequests('authorization_code').length, 1);
+  assert.equal(metadataFetches(), fetched, 'the refresh did not fetch the metadata again');
+  mcp.protection.forever401 = true; // refused even after a refresh: discovered anew
+  await assert.rejects(client.callTool({ name: 'echo', arguments: { text: 'never' } }), AuthError);
+  assert.ok(metadataFetches() > fetched, 'a second refusal fetched the metadata again');
+});
+
 test('a redirect to another origin is not followed: the token never reaches it', async () => {
   const foreign = await plainServer((_, res) => void res.writeHead(200).end('{}'));
   closeLater(foreign.close);
